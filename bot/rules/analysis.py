@@ -1,0 +1,224 @@
+"""Hand analysis: is a hand complete, every arrangement of it, the waits of a ready hand.
+
+Hands are count arrays over the 34 playing kinds. A hand splits into four independent parts
+(three suits and the honours); each part's counts, as ``bytes``, is looked up in tables built
+once of every part that divides into sets (three of a kind or, in a suit, three in sequence)
+with or without one pair. A part with a number of tiles of the form 3k divides into sets only;
+3k+2, into sets and the pair; 3k+1 never. Building the tables takes a fraction of a second and
+makes win detection a handful of dictionary look-ups, which is what the game loop and the
+computer players call most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from bot.rules.tiles import N_KINDS
+
+CHOW, PUNG, KONG, PAIR = 0, 1, 2, 3
+
+# Sets are (kind, lowest tile) pairs in arrangements; kinds match bot.rules.melds.Kind.
+ArrangedSet = tuple[int, int]
+Arrangement = tuple[ArrangedSet, ...]
+
+_MAX_SETS = 5  # filipino-16: five sets and a pair (seventeen tiles)
+_HEAD_TILES = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+def _build_part_table(ranks: int, allow_chow: bool) -> dict[bytes, int]:
+    """Every count pattern of one part that divides into sets, mapped to its pair count (0/1)."""
+    deltas: list[bytes] = []
+    for i in range(ranks):
+        deltas.append(bytes(3 if j == i else 0 for j in range(ranks)))
+    if allow_chow:
+        for i in range(ranks - 2):
+            deltas.append(bytes(1 if i <= j <= i + 2 else 0 for j in range(ranks)))
+    empty = bytes(ranks)
+    sets_only = {empty}
+    level = {empty}
+    for _ in range(_MAX_SETS):
+        following: set[bytes] = set()
+        for pattern in level:
+            for delta in deltas:
+                new = bytes(a + b for a, b in zip(pattern, delta, strict=True))
+                if max(new) <= 4:
+                    following.add(new)
+        sets_only |= following
+        level = following
+    table = dict.fromkeys(sets_only, 0)
+    for pattern in sets_only:
+        if sum(pattern) > 3 * _MAX_SETS - 3:
+            continue
+        for i in range(ranks):
+            if pattern[i] <= 2:
+                table[pattern[:i] + bytes((pattern[i] + 2,)) + pattern[i + 1 :]] = 1
+    return table
+
+
+_SUIT_TABLE = _build_part_table(9, allow_chow=True)
+_HONOUR_TABLE = _build_part_table(7, allow_chow=False)
+
+
+def is_complete(counts: Sequence[int]) -> bool:
+    """True when the concealed tiles divide into sets and exactly one pair.
+
+    ``counts`` covers only the tiles in hand; declared melds are already sets, so any number of
+    them may lie beside (Pung Chow p.24: "four sets and a pair").
+    """
+    b = bytes(counts)
+    get = _SUIT_TABLE.get
+    a = get(b[0:9])
+    if a is None:
+        return False
+    c = get(b[9:18])
+    if c is None:
+        return False
+    d = get(b[18:27])
+    if d is None:
+        return False
+    e = _HONOUR_TABLE.get(b[27:34])
+    if e is None:
+        return False
+    return a + c + d + e == 1
+
+
+def is_sets_only(counts: Sequence[int]) -> bool:
+    """True when the tiles divide into sets with no pair left over."""
+    b = bytes(counts)
+    get = _SUIT_TABLE.get
+    return (
+        get(b[0:9]) == 0
+        and get(b[9:18]) == 0
+        and get(b[18:27]) == 0
+        and _HONOUR_TABLE.get(b[27:34]) == 0
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[Arrangement, ...]:
+    """Every division of one part into sets (and the pair, if its size is 3k+2).
+
+    The lowest tile left must belong to exactly one set starting at it, so trying a pair,
+    a pung and a chow there lists each division once.
+    """
+    counts = list(pattern)
+    found: list[Arrangement] = []
+    want_pair = sum(counts) % 3 == 2
+
+    def walk(start: int, pair_left: bool, acc: list[ArrangedSet]) -> None:
+        i = start
+        while i < len(counts) and counts[i] == 0:
+            i += 1
+        if i == len(counts):
+            if not pair_left:
+                found.append(tuple(acc))
+            return
+        if pair_left and counts[i] >= 2:
+            counts[i] -= 2
+            acc.append((PAIR, offset + i))
+            walk(i, False, acc)
+            acc.pop()
+            counts[i] += 2
+        if counts[i] >= 3:
+            counts[i] -= 3
+            acc.append((PUNG, offset + i))
+            walk(i, pair_left, acc)
+            acc.pop()
+            counts[i] += 3
+        if allow_chow and i + 2 < len(counts) and counts[i + 1] and counts[i + 2]:
+            counts[i] -= 1
+            counts[i + 1] -= 1
+            counts[i + 2] -= 1
+            acc.append((CHOW, offset + i))
+            walk(i, pair_left, acc)
+            acc.pop()
+            counts[i] += 1
+            counts[i + 1] += 1
+            counts[i + 2] += 1
+
+    walk(0, want_pair, [])
+    return tuple(found)
+
+
+def arrangements(counts: Sequence[int]) -> list[Arrangement]:
+    """Every arrangement of the concealed tiles into sets and one pair (empty if none)."""
+    if not is_complete(counts):
+        return []
+    b = bytes(counts)
+    parts = (
+        _part_arrangements(b[0:9], 0, True),
+        _part_arrangements(b[9:18], 9, True),
+        _part_arrangements(b[18:27], 18, True),
+        _part_arrangements(b[27:34], 27, False),
+    )
+    result: list[Arrangement] = [()]
+    for options in parts:
+        if len(options) == 1:
+            only = options[0]
+            result = [r + only for r in result]
+        else:
+            result = [r + option for r in result for option in options]
+    return result
+
+
+def is_thirteen_heads(counts: Sequence[int]) -> bool:
+    """One of each of the thirteen heads and a second of one of them (Pung Chow p.62,
+    limit hand 1, "single heads"; the Singapore text's "7 different honor tiles, plus 1 and
+    9 of each suit")."""
+    if sum(counts) != 14:
+        return False
+    pairs = 0
+    for tile in _HEAD_TILES:
+        n = counts[tile]
+        if n == 0 or n > 2:
+            return False
+        pairs += n - 1
+    return pairs == 1
+
+
+def is_seven_pairs(counts: Sequence[int]) -> bool:
+    """Seven different pairs (the Singapore text's "7 Eyes")."""
+    return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
+
+
+def candidate_waits(counts: Sequence[int]) -> list[int]:
+    """Kinds worth trying as the winning tile: neighbours of held suit tiles, held honours."""
+    seen = bytearray(N_KINDS)
+    for tile in range(N_KINDS):
+        if counts[tile]:
+            if tile >= 27:
+                seen[tile] = 1
+            else:
+                base = tile - tile % 9
+                for t in range(max(base, tile - 2), min(base + 8, tile + 2) + 1):
+                    seen[t] = 1
+    return [tile for tile in range(N_KINDS) if seen[tile]]
+
+
+def waits(
+    counts: Sequence[int],
+    *,
+    held: Sequence[int] | None = None,
+    specials: bool = False,
+) -> list[int]:
+    """The kinds that would complete a ready hand of 3k+1 concealed tiles.
+
+    ``held`` counts every tile the player owns (concealed and declared); a kind he already
+    holds four of cannot come to him. ``specials`` adds the special shapes a rule set allows
+    (thirteen single heads; seven pairs) for a hand with no declared melds.
+    """
+    owned = held if held is not None else counts
+    work = list(counts)
+    out: list[int] = []
+    candidates = range(N_KINDS) if specials else candidate_waits(counts)
+    for tile in candidates:
+        if owned[tile] >= 4:
+            continue
+        work[tile] += 1
+        if is_complete(work) or (
+            specials and (is_thirteen_heads(work) or is_seven_pairs(work))
+        ):
+            out.append(tile)
+        work[tile] -= 1
+    return out

@@ -1,0 +1,1 @@
+"""The game itself: wall, turns, claims and the views each seat may see (no Discord)."""

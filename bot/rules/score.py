@@ -1,0 +1,84 @@
+"""Scores and payments: itemised lines with their source, and who pays whom."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class ScoreLine(NamedTuple):
+    """One line of an itemised score: points added, or doubles applied (``x2`` per double).
+
+    ``source`` cites the rule text (``Pung Chow p.29``); ``value`` is what the line adds: the
+    points, or the total after the doubling, as the book writes its examples.
+    """
+
+    name: str
+    points: int = 0
+    doubles: int = 0
+    source: str = ""
+
+    def describe(self) -> str:
+        if self.doubles:
+            times = "once" if self.doubles == 1 else f"{self.doubles} times"
+            return f"{self.name}: double {times}"
+        return f"{self.name}: {self.points}"
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A hand's score: the lines in the book's order, the total, and how it was reached.
+
+    ``total`` is the hand's value before any cap on payments; a limit hand is worth the limit
+    (``limit_hand`` names it). ``arrangement`` lists the sets the best reading used.
+    """
+
+    lines: tuple[ScoreLine, ...]
+    total: int
+    limit_hand: str | None = None
+    arrangement: tuple[str, ...] = ()
+    winner: bool = False
+    dead: bool = False
+
+    @property
+    def points(self) -> int:
+        return sum(line.points for line in self.lines)
+
+    @property
+    def doubles(self) -> int:
+        return sum(line.doubles for line in self.lines)
+
+    def render(self) -> str:
+        """The score as a person reads it on paper: points, subtotal, each double."""
+        rows: list[str] = []
+        running = 0
+        for line in self.lines:
+            if line.doubles:
+                running <<= line.doubles
+                rows.append(f"  {line.describe():<52} {running:>8}")
+            else:
+                running += line.points
+                rows.append(f"  {line.name:<52} {line.points:>8}")
+        if self.limit_hand:
+            rows.append(f"  Limit hand: {self.limit_hand}")
+        rows.append(f"  {'Total':<52} {self.total:>8}")
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """``amount`` chips from seat ``payer`` to seat ``payee`` (seat winds 0-3), with why."""
+
+    payer: int
+    payee: int
+    amount: int
+    reason: str = ""
+
+
+def net_of(payments: list[Payment], seats: int = 4) -> list[int]:
+    """Each seat's net change; always sums to zero."""
+    net = [0] * seats
+    for p in payments:
+        net[p.payer] -= p.amount
+        net[p.payee] += p.amount
+    return net
