@@ -216,9 +216,7 @@ def waits(
         if owned[tile] >= 4:
             continue
         work[tile] += 1
-        if is_complete(work) or (
-            specials and (is_thirteen_heads(work) or is_seven_pairs(work))
-        ):
+        if is_complete(work) or (specials and (is_thirteen_heads(work) or is_seven_pairs(work))):
             out.append(tile)
         work[tile] -= 1
     return out

@@ -24,6 +24,7 @@ class Kind(IntEnum):
 
 KIND_NAMES = {Kind.CHOW: "chow", Kind.PUNG: "pung", Kind.KONG: "kong", Kind.PAIR: "pair"}
 KIND_BY_NAME = {name: kind for kind, name in KIND_NAMES.items()}
+_SIZES = {Kind.CHOW: 3, Kind.PUNG: 3, Kind.KONG: 4, Kind.PAIR: 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class Meld:
 
     @property
     def size(self) -> int:
-        return 3 if self.kind is Kind.CHOW else (2, 3, 4)[self.kind - 1]
+        return _SIZES[self.kind]
 
     @property
     def is_set_of_kind(self) -> bool:
@@ -95,9 +96,7 @@ def meld_from_tiles(
             "in one suit, three of a kind or four of a kind"
         )
     if kind_name is not None and KIND_BY_NAME.get(kind_name) is not kind:
-        raise NotationError(
-            f"[{format_tiles(ordered)}] is a {KIND_NAMES[kind]}, not a {kind_name}"
-        )
+        raise NotationError(f"[{format_tiles(ordered)}] is a {KIND_NAMES[kind]}, not a {kind_name}")
     if concealed and kind is not Kind.KONG:
         raise NotationError(
             f"[{format_tiles(ordered)}]: only a kong can be declared concealed "

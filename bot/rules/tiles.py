@@ -82,7 +82,7 @@ def is_terminal(tile: int) -> bool:
 
 def is_head(tile: int) -> bool:
     """A "head": a one, nine, wind or dragon (Pung Chow p.61)."""
-    return tile >= 27 and tile < 34 or (tile < 27 and tile % 9 in (0, 8))
+    return (tile >= 27 and tile < 34) or (tile < 27 and tile % 9 in (0, 8))
 
 
 def is_simple(tile: int) -> bool:

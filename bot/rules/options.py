@@ -1,0 +1,76 @@
+"""Table options a rule text leaves to the players, with their documented defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+
+class OptionError(ValueError):
+    """An option that does not exist or has a value the rule set does not allow."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option: its default, what values it takes, and where the text speaks of it."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    kind: type = int
+    minimum: int | None = None
+    allow_none: bool = False
+
+    def coerce(self, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "off", "")):
+            if self.allow_none:
+                return None
+            if self.kind is bool and value is not None:
+                return False
+            raise OptionError(f"option '{self.name}' needs a value ({self.help})")
+        if self.kind is bool:
+            if isinstance(value, str):
+                low = value.lower()
+                if low in ("on", "yes", "true", "1"):
+                    return True
+                if low in ("no", "false", "0"):
+                    return False
+                raise OptionError(f"option '{self.name}' is on or off, not '{value}'")
+            return bool(value)
+        if self.kind is int:
+            try:
+                number = int(value)
+            except (TypeError, ValueError):
+                raise OptionError(
+                    f"option '{self.name}' must be a whole number, not '{value}'"
+                ) from None
+            if self.minimum is not None and number < self.minimum:
+                raise OptionError(f"option '{self.name}' must be at least {self.minimum}")
+            if self.choices is not None and number not in self.choices:
+                allowed = ", ".join(str(c) for c in self.choices)
+                raise OptionError(f"option '{self.name}' must be one of {allowed}")
+            return number
+        text = str(value)
+        if self.choices is not None and text not in self.choices:
+            raise OptionError(f"option '{self.name}' must be one of {', '.join(self.choices)}")
+        return text
+
+
+Options = Mapping[str, Any]
+
+
+def resolve_options(specs: tuple[OptionSpec, ...], given: Mapping[str, Any] | None) -> Options:
+    """The full option set: defaults overridden by ``given``; unknown names are an error."""
+    by_name = {spec.name: spec for spec in specs}
+    values = {spec.name: spec.default for spec in specs}
+    for name, value in (given or {}).items():
+        key = name.replace("-", "_")
+        spec = by_name.get(key)
+        if spec is None:
+            known = ", ".join(sorted(by_name))
+            raise OptionError(f"unknown option '{name}' (this rule set has: {known})")
+        values[key] = spec.coerce(value)
+    return MappingProxyType(values)

@@ -1,0 +1,329 @@
+"""``pung-chow-limit``: *Pung Chow* (1922), Part II, playing with a limit.
+
+Scoring values p.65-66 (a winning-hand table and an other-hands table), bonus scores p.62,
+limit hands p.62-64, doubling honours p.67, penalties p.67-69, washing the tiles p.61.
+Losers settle their differences up to the limit, double the limit where East is one of them
+(p.60).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from bot.rules.analysis import CHOW, KONG, PAIR, PUNG, waits
+from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, Hand, Situation, Win
+from bot.rules.options import Options, OptionSpec
+from bot.rules.reading import Facts, Reading
+from bot.rules.rulesets.base import Lines
+from bot.rules.rulesets.pung_chow import PungChow, set_label
+from bot.rules.score import Payment, Score, ScoreLine
+from bot.rules.tiles import (
+    DRAGON_NAMES,
+    DRAGONS,
+    WHITE,
+    WINDS,
+    counts_of,
+    is_dragon,
+    is_head,
+    is_wind,
+    suit,
+    tile_name,
+    wind_tile,
+)
+
+VALUES = "Pung Chow p.65"
+EXPLAIN = "Pung Chow p.66"
+DOUBLING = "Pung Chow p.67"
+BONUS = "Pung Chow p.62"
+LIMITS = "Pung Chow p.62-64"
+
+# Winning hand (p.65): (on table, in hand). The winner's concealed pung is worth three times
+# the exposed one, unlike the other hands' table.
+WIN_PUNG = {False: (2, 6), True: (4, 10)}
+OTHER_PUNG = {False: (2, 4), True: (4, 8)}
+KONG_VALUES = {False: (8, 16), True: (16, 32)}
+
+# Washing the tiles (p.61): different heads in the dealt hand -> paid by each player.
+WASHING = {9: 50, 10: 70, 11: 100, 12: 150, 13: 200}
+
+LIMIT_HAND_NAMES = {
+    "single-heads": "Single heads (one of each head and a pair of heads)",
+    "heads-only": "Sets of heads only, with a pair of heads",
+    "four-winds": "Four sets of winds (the four happinesses)",
+    "three-winds-and-pair": "Three sets of winds with a pair of the fourth",
+    "all-kongs": "Four sets of four of a kind",
+    "east-original": "East wins on his original draw",
+    "three-dragons": "Three sets of dragons (the three Doctors of Literature)",
+}
+
+
+class PungChowLimit(PungChow):
+    name: ClassVar[str] = "pung-chow-limit"
+    title: ClassVar[str] = "Pung Chow (1922), Part II: playing with a limit"
+    text: ClassVar[str] = "pung-chow-1922.txt, Part II"
+    dead_wall: ClassVar[int] = 14
+    specials: ClassVar[tuple[str, ...]] = ("thirteen-heads",)
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "limit",
+            None,
+            "the limit (p.60): by default 300 with a Mah-Jongg bonus of 10, 400 with 20",
+            allow_none=True,
+            minimum=10,
+        ),
+        OptionSpec(
+            "mahjong_bonus", 10, "points for Mah-Jongg (p.62: generally 10)", choices=(10, 20)
+        ),
+        OptionSpec("flowers", False, "play with the mandarins (p.29)", kind=bool),
+        OptionSpec("washing", True, "washing the tiles with 9+ different heads (p.61)", kind=bool),
+    )
+
+    def limit_of(self, options: Options) -> int:
+        limit = options.get("limit")
+        if limit is None:
+            return 300 if options["mahjong_bonus"] == 10 else 400
+        return limit
+
+    # -- pairs -------------------------------------------------------------------------------
+    def pair_points(self, tile: int, situation: Situation) -> int:
+        """Other hands' pairs (p.65): any dragon 2, own wind 2, wind of the round 2, own wind in
+        own wind round 4."""
+        own = wind_tile(situation.seat_wind)
+        round_wind = wind_tile(situation.round_wind)
+        if tile == own and tile == round_wind:
+            return 4
+        if is_dragon(tile) or tile in (own, round_wind):
+            return 2
+        return 0
+
+    @staticmethod
+    def completing_pair_points(tile: int, situation: Situation, drawn: bool) -> tuple[str, int]:
+        """The winning tile matched the final pair (p.65-66, items 1-6)."""
+        how = "drawn" if drawn else "punged"
+        own = wind_tile(situation.seat_wind)
+        if tile == own and situation.round_wind == situation.seat_wind:
+            return f"Pair of own wind in own wind round {how} to complete hand", 8 if drawn else 6
+        if is_head(tile):
+            return f"Pair of heads ({tile_name(tile)}) {how} to complete hand", 6 if drawn else 4
+        return f"Pair of 2 to 8 ({tile_name(tile)}) {how} to complete hand", 4 if drawn else 2
+
+    # -- limit hands -------------------------------------------------------------------------
+    def limit_hand(self, reading: Reading, situation: Situation, win: Win) -> str | None:
+        """The limit hands of p.62-64, in the book's order."""
+        if reading.special == "thirteen-heads":
+            return "single-heads"
+        if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
+            return "east-original"
+        sets = [s for s in reading.sets if s.kind != PAIR]
+        pair = reading.pairs[0] if reading.pairs else None
+        if pair is None:
+            return None
+        if all(s.kind in (PUNG, KONG) and is_head(s.tile) for s in sets) and is_head(pair):
+            return "heads-only"
+        wind_sets = {s.tile for s in sets if s.kind in (PUNG, KONG) and is_wind(s.tile)}
+        if len(wind_sets) == 4:
+            return "four-winds"
+        if len(wind_sets) == 3 and is_wind(pair) and pair not in wind_sets:
+            return "three-winds-and-pair"
+        if all(s.kind == KONG for s in sets):
+            return "all-kongs"
+        dragon_sets = {s.tile for s in sets if s.kind in (PUNG, KONG) and is_dragon(s.tile)}
+        if len(dragon_sets) == 3:
+            return "three-dragons"
+        return None
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score_reading(
+        self,
+        reading: Reading,
+        facts: Facts,
+        hand: Hand,
+        situation: Situation,
+        win: Win | None,
+        options: Options,
+    ) -> Score:
+        if win is None:
+            return self.score_other_hand(reading, facts, hand, situation)
+        limit = self.limit_of(options)
+        special = self.limit_hand(reading, situation, win)
+        if special is not None:
+            line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
+            return Score((line,), limit, limit_hand=LIMIT_HAND_NAMES[special], winner=True)
+        lines = Lines()
+        lines.add("Mah-Jongg", options["mahjong_bonus"], BONUS)
+        drawn = win.drawn
+        for s in reading.sets:
+            if s.kind == PUNG or s.kind == KONG:
+                table = WIN_PUNG if s.kind == PUNG else KONG_VALUES
+                lines.add(
+                    set_label(s.kind, s.tile, s.concealed),
+                    table[is_head(s.tile)][1 if s.concealed else 0],
+                    VALUES,
+                )
+        pair = reading.pairs[0]
+        if reading.win_role == "pair":
+            name, points = self.completing_pair_points(pair, situation, drawn)
+            lines.add(name, points, EXPLAIN)
+        else:
+            points = self.pair_points(pair, situation)
+            lines.add(f"Pair of {tile_name(pair).lower()}s", points, VALUES)
+        role = reading.win_role
+        if role is not None and role.startswith("chow"):
+            if drawn:
+                lines.add("Filling a sequence by draw to complete hand", 4, EXPLAIN)
+            elif role != "chow-open":
+                where = "in the middle" if role == "chow-middle" else "on the only open end"
+                lines.add(f"Filling a sequence {where} by chow to complete hand", 2, EXPLAIN)
+        if len(lines.items) == 1:
+            lines.add("No other score in hand or on table than Mah-Jongg", 10, VALUES)
+        if not any(s.kind == CHOW for s in reading.sets):
+            lines.double("No sequences (Tei Tei Woo)", 1, DOUBLING)
+        self.add_set_doubles(lines, reading, situation)
+        if facts.one_suit:
+            lines.double("All one suit", 3, DOUBLING)
+        elif facts.one_suit_with_honours:
+            lines.double("All one suit except winds or dragons", 1, DOUBLING)
+        if "last-tile" in win.flags and drawn:
+            lines.double("Winning tile drawn from the last tile of the wall", 1, BONUS)
+        if win.by == LOOSE_TILE:
+            lines.double("Winning on a draw from a loose tile", 1, BONUS)
+        exposed_pungs = {m.tile for m in hand.melds if m.kind == PUNG and not m.concealed}
+        if win.tile in exposed_pungs:
+            lines.double("Completing the hand with the fourth tile of an exposed set", 1, BONUS)
+        self.add_bonus_doubles(lines, hand, situation)
+        if "first-discard" in win.flags:
+            lines.add_after_doubling(
+                "Winning on the first discard: half the limit", limit // 2, BONUS
+            )
+        return Score(tuple(lines.items), lines.total, winner=True)
+
+    def score_other_hand(
+        self, reading: Reading, facts: Facts, hand: Hand, situation: Situation
+    ) -> Score:
+        """A losing hand: the other-hands table (p.65) and doubling honours 1-5 (p.67)."""
+        lines = Lines()
+        for s in reading.sets:
+            if s.kind == PUNG or s.kind == KONG:
+                table = OTHER_PUNG if s.kind == PUNG else KONG_VALUES
+                lines.add(
+                    set_label(s.kind, s.tile, s.concealed),
+                    table[is_head(s.tile)][1 if s.concealed else 0],
+                    VALUES,
+                )
+        best_pair = max(reading.pairs, key=lambda t: self.pair_points(t, situation), default=None)
+        if best_pair is not None:
+            lines.add(
+                f"Pair of {tile_name(best_pair).lower()}s",
+                self.pair_points(best_pair, situation),
+                VALUES,
+            )
+        self.add_set_doubles(lines, reading, situation)
+        self.add_bonus_doubles(lines, hand, situation)
+        return Score(tuple(lines.items), lines.total)
+
+    @staticmethod
+    def add_set_doubles(lines: Lines, reading: Reading, situation: Situation) -> None:
+        """Doubling honours 1-5 (p.67): own wind once, own wind in own round twice, each
+        dragon set once."""
+        own = wind_tile(situation.seat_wind)
+        for s in reading.sets:
+            if s.kind in (PUNG, KONG) and s.tile == own:
+                if situation.round_wind == situation.seat_wind:
+                    lines.double("Set of own wind in own wind round", 2, DOUBLING)
+                else:
+                    lines.double("Set of own wind", 1, DOUBLING)
+        for s in reading.sets:
+            if s.kind in (PUNG, KONG) and is_dragon(s.tile):
+                lines.double(f"Set of {DRAGON_NAMES[s.tile - WHITE].lower()} dragons", 1, DOUBLING)
+
+
+def washing_payments(seat: int, heads: int, seats: list[int]) -> list[Payment]:
+    """Washing the tiles (p.61): each other player pays the table's amount; East neither
+    collects nor pays double when tiles are washed."""
+    amount = WASHING[min(heads, 13)]
+    return [
+        Payment(other, seat, amount, f"washing the tiles ({heads} heads)")
+        for other in seats
+        if other != seat
+    ]
+
+
+def different_heads(tiles: list[int]) -> int:
+    """How many different heads a dealt hand holds (p.61)."""
+    return len({t for t in tiles if t < 34 and is_head(t)})
+
+
+def is_dangerous_exposure(winner: Hand, win_tile: int, final_reading_one_suit: bool) -> str | None:
+    """Which of the four exposures of penalty 2 (p.67-68) the winner showed, if the winning
+    discard completed it; None when the discarder is not liable on this ground."""
+    exposed = [t for m in winner.melds for t in m.tiles]
+    all_tiles = winner.all_tiles()
+    for s in range(3):
+        if sum(1 for t in exposed if suit(t) == s) >= 9 and all(suit(t) == s for t in all_tiles):
+            return "one-suit"
+    if sum(1 for t in exposed if is_head(t)) >= 9 and all(is_head(t) for t in all_tiles):
+        return "heads"
+    dragon_sets = {m.tile for m in winner.melds if m.kind in (PUNG, KONG) and is_dragon(m.tile)}
+    if len(dragon_sets) == 2 and is_dragon(win_tile) and win_tile not in dragon_sets:
+        held = counts_of(winner.concealed)
+        if held[win_tile] >= 3:
+            return "dragons"
+    wind_sets = {m.tile for m in winner.melds if m.kind in (PUNG, KONG) and is_wind(m.tile)}
+    if len(wind_sets) == 3 and is_wind(win_tile) and win_tile not in wind_sets:
+        return "winds"
+    return None
+
+
+def discarder_is_liable(
+    winner: Hand,
+    win: Win,
+    discarder: Hand | None,
+    discarder_situation: Situation | None,
+) -> bool:
+    """Penalty 2 (p.67-69): the discard that lets a dangerous exposed hand win makes the
+    discarder pay for all, unless he held two complete doubling honours and was waiting for
+    the same tile, or was waiting for it to win with more than two doubling honours, or had no
+    choice (note a: every tile he held was of the dangerous kind)."""
+    if win.by != DISCARD or win.tile is None:
+        return False
+    danger = is_dangerous_exposure(winner, win.tile, False)
+    if danger is None:
+        return False
+    if discarder is None or discarder_situation is None:
+        return True
+    held_before = [*list(discarder.concealed), win.tile]
+    if all(_is_of_danger(t, danger, winner) for t in held_before):
+        return False
+    conc = counts_of(discarder.concealed)
+    if win.tile in waits(conc, held=discarder.counts()):
+        ruleset = RULESET
+        current = ruleset.score(discarder, discarder_situation, None, {"limit": 10**9})
+        if current.doubles >= 2:
+            return False
+        completed = Hand((*discarder.concealed, win.tile), discarder.melds, discarder.flowers)
+        try:
+            would = ruleset.score(
+                completed,
+                discarder_situation,
+                Win(win.tile, DISCARD, None),
+                {"limit": 10**9},
+            )
+        except ValueError:
+            return True
+        if would.doubles > 2:
+            return False
+    return True
+
+
+def _is_of_danger(tile: int, danger: str, winner: Hand) -> bool:
+    if danger == "one-suit":
+        suits = {suit(t) for t in winner.all_tiles()}
+        return suit(tile) in suits
+    if danger == "heads":
+        return is_head(tile)
+    if danger == "dragons":
+        return tile in DRAGONS
+    return tile in WINDS
+
+
+RULESET = PungChowLimit()

@@ -1,0 +1,330 @@
+"""``singapore``: the simplified Singapore-style scoring (singapore-simplified.txt).
+
+Only the winner scores: fundamental points, rounded to the nearest 10, multiplied by every
+bonus that applies; maximum hands are worth the maximum (2000, 3000 where East pays or is
+paid). The discarder of the winning tile pays the other players' shares; penalties and the
+Renchon antes as the text gives them. Where bonuses overlap, docs/rules.md says which counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bot.rules.analysis import CHOW, KONG, PAIR, PUNG
+from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, Hand, Situation, Win
+from bot.rules.options import Options, OptionSpec
+from bot.rules.reading import Facts, Reading
+from bot.rules.rulesets.base import Lines, Outcome, RuleSet, _ResolvedTypes
+from bot.rules.score import Payment, Score, ScoreLine
+from bot.rules.tiles import (
+    DRAGON_NAMES,
+    FLOWERS,
+    SEASONS,
+    WHITE,
+    bonus_wind,
+    is_dragon,
+    is_head,
+    is_honour,
+    is_wind,
+    tile_name,
+    wind_tile,
+)
+
+FUND = "Singapore: fundamental points"
+MULT = "Singapore: bonuses"
+MAXH = "Singapore: maximum hands"
+PEN = "Singapore: penalties"
+RENCHON = "Singapore: Renchon"
+
+PUNG_POINTS = {False: (2, 4), True: (4, 8)}
+KONG_POINTS = {False: (8, 16), True: (16, 32)}
+
+MAXIMUM_HANDS = {
+    "all-flowers": "All 4 flowers or all 4 seasons",
+    "east-first-14": "East wins with his first 14 tiles",
+    "east-first-discard": "Wins with East's first discard",
+    "three-dragons": "3 dragon pungs",
+    "four-winds": "4 wind pungs",
+    "three-winds-eyes": "3 wind pungs and wind eyes",
+    "terminals": "All pungs and eyes of 1s and 9s",
+    "all-honours": "All honour tiles",
+    "four-hidden-pungs": "4 hidden pungs",
+    "four-kongs": "4 kongs",
+    "nine-gates": "Pung of 1s, pung of 9s and 2-8 of one suit, eyes on a middle number",
+    "thirteen-orphans": "7 different honours and the 1 and 9 of each suit, with eyes",
+    "ninth-renchon": "East wins the ninth Renchon game",
+}
+
+
+def round_to_ten(points: int) -> int:
+    """ "rounded to the nearest 10" (halves up): 22 -> 20, 25 -> 30; the "=40 total" line
+    fixes it (a plain 20-point hand with 2 for the chow doubles to 40, not 60)."""
+    return (points + 5) // 10 * 10
+
+
+class Singapore(RuleSet):
+    name: ClassVar[str] = "singapore"
+    title: ClassVar[str] = "Simplified Singapore-style scoring"
+    text: ClassVar[str] = "singapore-simplified.txt"
+    hand_size: ClassVar[int] = 13
+    sets_needed: ClassVar[int] = 4
+    dead_wall: ClassVar[int] = 14
+    specials: ClassVar[tuple[str, ...]] = ("thirteen-heads", "seven-pairs")
+    losers_score: ClassVar[bool] = False
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("maximum", 2000, "the maximum hand for players other than East", minimum=10),
+        OptionSpec("east_maximum", 3000, "the maximum where East pays or is paid", minimum=10),
+        OptionSpec("flowers", True, "play with flowers and seasons (4 points each)", kind=bool),
+        OptionSpec("ante", 100, "Renchon ante per counter", minimum=0),
+    )
+
+    def limit_of(self, options: Options) -> int:
+        return options["maximum"]
+
+    def cap(self, amount: int, options: Options, east: bool) -> int:
+        """East pays and is paid double, up to East's maximum."""
+        if east:
+            return min(amount * 2, options["east_maximum"])
+        return min(amount, options["maximum"])
+
+    # -- maximum hands -----------------------------------------------------------------------
+    def maximum_hand(
+        self, reading: Reading, facts: Facts, hand: Hand, situation: Situation, win: Win
+    ) -> str | None:
+        held = set(hand.flowers)
+        if held.issuperset(FLOWERS) or held.issuperset(SEASONS):
+            return "all-flowers"
+        if reading.special == "thirteen-heads":
+            return "thirteen-orphans"
+        if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
+            return "east-first-14"
+        if situation.seat_wind != 0 and "first-discard" in win.flags:
+            return "east-first-discard"
+        if situation.seat_wind == 0 and situation.extras.get("renchon", 0) >= 9:
+            return "ninth-renchon"
+        if reading.special:
+            return None
+        sets = [s for s in reading.sets if s.kind != PAIR]
+        pungs = [s for s in sets if s.kind in (PUNG, KONG)]
+        pair = reading.pairs[0]
+        if sum(1 for s in pungs if is_dragon(s.tile)) == 3:
+            return "three-dragons"
+        winds = sum(1 for s in pungs if is_wind(s.tile))
+        if winds == 4:
+            return "four-winds"
+        if winds == 3 and is_wind(pair):
+            return "three-winds-eyes"
+        if facts.terminals_only and len(pungs) == len(sets):
+            return "terminals"
+        if facts.all_honours:
+            return "all-honours"
+        if sum(1 for s in pungs if s.concealed) == 4:
+            return "four-hidden-pungs"
+        if sum(1 for s in sets if s.kind == KONG) == 4:
+            return "four-kongs"
+        if not hand.melds and self._nine_gates(facts):
+            return "nine-gates"
+        return None
+
+    @staticmethod
+    def _nine_gates(facts: Facts) -> bool:
+        if not facts.one_suit:
+            return False
+        base = next(iter(facts.suits)) * 9
+        counts = facts.counts[base : base + 9]
+        extra = [c - need for c, need in zip(counts, (3, 1, 1, 1, 1, 1, 1, 1, 3), strict=True)]
+        return min(extra) >= 0 and sum(extra) == 1 and extra[0] == extra[8] == 0
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score_reading(
+        self,
+        reading: Reading,
+        facts: Facts,
+        hand: Hand,
+        situation: Situation,
+        win: Win | None,
+        options: Options,
+    ) -> Score:
+        if win is None:
+            return Score((), 0)
+        maximum = options["maximum"]
+        special = self.maximum_hand(reading, facts, hand, situation, win)
+        if special is not None:
+            name = MAXIMUM_HANDS[special]
+            return Score(
+                (ScoreLine(f"Maximum hand: {name}", maximum, 0, MAXH),),
+                maximum,
+                limit_hand=name,
+                winner=True,
+            )
+        lines = Lines()
+        if reading.special == "seven-pairs":
+            lines.add("7 eyes: total score for the hand", 100, FUND)
+            return Score(tuple(lines.items), 100, winner=True)
+        lines.add("Mah-Jongg", 20, FUND)
+        for pair in reading.pairs:
+            if is_honour(pair):
+                lines.add(f"Eyes of honours ({tile_name(pair)})", 2, FUND)
+        for s in reading.sets:
+            if s.kind in (PUNG, KONG):
+                table = PUNG_POINTS if s.kind == PUNG else KONG_POINTS
+                word = "Pung" if s.kind == PUNG else "Kong"
+                where = "hidden" if s.concealed else "exposed"
+                lines.add(
+                    f"{word} of {tile_name(s.tile)} ({where})",
+                    table[is_head(s.tile)][1 if s.concealed else 0],
+                    FUND,
+                )
+        for tile in hand.flowers:
+            lines.add(tile_name(tile), 4, FUND)
+        role = reading.win_role
+        if role == "pair" or (role is not None and role.startswith("chow")):
+            lines.add("Win by making an eye or a chow", 2, FUND)
+        if win.drawn:
+            lines.add("Win by drawing from the wall", 2, FUND)
+        bonuses = self.bonuses(reading, facts, hand, situation, win)
+        concealed_hand = all(m.concealed for m in hand.melds)
+        if concealed_hand and win.by == DISCARD and not bonuses:
+            lines.add("Hidden hand won on a discard, no other bonus", 10, FUND)
+        rounded = round_to_ten(lines.points)
+        if rounded != lines.points:
+            lines.add("Rounded to the nearest 10", rounded - lines.points, FUND)
+            lines.items[-1] = lines.items[-1]._replace(
+                name=f"Rounded to the nearest 10 ({rounded})"
+            )
+        for name, doubles in bonuses:
+            lines.double(name, doubles, MULT)
+        return Score(tuple(lines.items), lines.total, winner=True)
+
+    def bonuses(
+        self, reading: Reading, facts: Facts, hand: Hand, situation: Situation, win: Win
+    ) -> list[tuple[str, int]]:
+        """The multipliers that apply, as doubles (x2 = 1, x4 = 2, x8 = 3, x16 = 4). Of the
+        overlapping families only the highest counts (docs/rules.md)."""
+        out: list[tuple[str, int]] = []
+        seat = situation.seat_wind
+        for tile in hand.flowers:
+            if bonus_wind(tile) == seat:
+                out.append((f"{tile_name(tile)}: own seat", 1))
+        sets = [s for s in reading.sets if s.kind != PAIR]
+        pungs = [s for s in sets if s.kind in (PUNG, KONG)]
+        chows = [s for s in sets if s.kind == CHOW]
+        pair = reading.pairs[0] if reading.pairs else None
+        if any(s.tile == wind_tile(seat) for s in pungs):
+            out.append(("Pung of seat wind", 1))
+        dragon_pungs = [s.tile for s in pungs if is_dragon(s.tile)]
+        if len(dragon_pungs) == 2 and pair is not None and is_dragon(pair):
+            out.append(("2 dragon pungs and dragon eyes", 3))
+        else:
+            for tile in dragon_pungs:
+                out.append((f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1))
+        if (
+            len(chows) == len(sets)
+            and not facts.has_honours
+            and win.by == DISCARD
+            and reading.special is None
+        ):
+            out.append(("Chows and eyes only, number tiles only, won on a discard", 1))
+        # Middle numbers: one family, highest applies.
+        one_suit = len(facts.suits) == 1 and not facts.has_honours
+        if facts.all_simples and one_suit:
+            out.append(("All middle numbers of one suit", 4))
+        elif facts.all_simples and len(chows) == 4:
+            out.append(("4 chows, all middle numbers", 2))
+        elif facts.all_simples:
+            out.append(("Entire hand of middle numbers", 1))
+        elif one_suit:
+            out.append(("All number tiles of one suit", 3))
+        elif facts.one_suit_with_honours:
+            out.append(("All letter tiles and one suit of number tiles", 1))
+        if facts.no_simples:
+            out.append(("No middle numbers", 1))
+        concealed_hand = all(m.concealed for m in hand.melds)
+        if concealed_hand and win.drawn:
+            out.append(("Concealed hand, won by drawing from the wall", 1))
+        if win.by == LOOSE_TILE:
+            out.append(("Win with a tile drawn from the back of the wall", 1))
+        if "last-tile" in win.flags and win.drawn:
+            out.append(("Win by drawing the last available tile", 1))
+        if "last-discard" in win.flags and win.by == DISCARD:
+            out.append(("Win on the discarded last available tile", 1))
+        if "robbing-kong" in win.flags:
+            out.append(("Win on a tile another player called for a kong", 1))
+        if "riichi" in win.flags:
+            out.append(("Win after declaring Riichi", 1))
+        starts = {s.tile for s in chows}
+        for base in (0, 9, 18):
+            if {base, base + 3, base + 6} <= starts:
+                out.append(("Sequence of 3 chows of one suit (1-9)", 1))
+                break
+        hidden = sum(1 for s in pungs if s.concealed)
+        pung_family = []
+        if len(pungs) == 4 and hidden == 3:
+            pung_family.append(("4 pungs, 3 of them hidden", 2))
+        if len(pungs) >= 3 and win.drawn:
+            pung_family.append(("3 pungs, won by drawing from the wall", 2))
+        if len(pungs) == 4:
+            pung_family.append(("4 pungs", 1))
+        if hidden >= 2:
+            pung_family.append(("2 hidden pungs", 1))
+        if pung_family:
+            out.append(max(pung_family, key=lambda item: item[1]))
+        if sum(1 for s in sets if s.kind == KONG) == 3:
+            out.append(("3 kongs", 1))
+        return out
+
+    # -- settling ----------------------------------------------------------------------------
+    def settle(self, outcome: Outcome, options: Mapping[str, Any] | None = None) -> list[Payment]:
+        """Each loser pays the winner his share (East double, up to the maximums); the
+        discarder of the winning tile pays the others' shares, except in a Renchon game, where
+        he pays double the ante instead; Riichi declared without winning pays 100 to the
+        winner; a false Mah-Jongg pays 250 to each (East 500)."""
+        opts = options if isinstance(options, _ResolvedTypes) else self.options(options)
+        if outcome.false_mahjong is not None:
+            caller = outcome.false_mahjong
+            return [
+                Payment(caller, seat, 500 if 0 in (seat, caller) else 250, "false Mah-Jongg")
+                for seat in outcome.seats
+                if seat != caller
+            ]
+        if outcome.winner is None:
+            return []
+        winner = outcome.winner
+        payments: list[Payment] = []
+        if outcome.extras.get("furiten"):
+            victim = outcome.discarder if outcome.discarder is not None else None
+            half = opts["maximum"] // 2
+            payees = [victim] if victim is not None else [s for s in outcome.seats if s != winner]
+            return [
+                Payment(winner, p, half, "won in Furi Tem without declaring it") for p in payees
+            ]
+        value = outcome.scores.get(winner, 0)
+        renchon = outcome.renchon if winner == 0 else 0
+        ante = opts["ante"] * renchon
+        discarder = outcome.discarder
+        for seat in outcome.seats:
+            if seat == winner:
+                continue
+            share = self.cap(value, opts, east=0 in (seat, winner))
+            payer = seat
+            if discarder is not None and not renchon:
+                payer = discarder
+            if share:
+                reason = "Mah-Jongg" if payer == seat else f"pays {'ESWN'[seat]}'s share (discard)"
+                payments.append(Payment(payer, winner, share, reason))
+            if ante:
+                times = 2 if seat == discarder else 1
+                payments.append(Payment(seat, winner, ante * times, f"Renchon ante x{renchon}"))
+        for seat in sorted(outcome.riichi):
+            if seat != winner:
+                payments.append(Payment(seat, winner, 100, "declared Riichi but did not win"))
+        return payments
+
+
+RULESET = Singapore()
+
+
+def renchon_bonus_ok(score: Score) -> bool:
+    """After the first Renchon game East "must have at least one bonus to win"."""
+    return score.limit_hand is not None or score.doubles > 0
