@@ -48,7 +48,8 @@ from bot.rules.tiles import (
 
 _SUFFIX = {"m": 0, "c": 0, "p": 1, "d": 1, "s": 2, "b": 2, "z": 3, "f": BONUS}
 _LIMIT = {"z": 7, "f": 8}
-_GROUP = re.compile(r"^(\d+)([mpszfbcd])$", re.IGNORECASE)
+_GROUP = re.compile(r"(\d+)([mpszfbcd])", re.IGNORECASE)
+_GROUPS = re.compile(r"^(?:\d+[mpszfbcd])+$", re.IGNORECASE)
 _BONUS_WORD = re.compile(r"^([FS])([1-4])$", re.IGNORECASE)
 _HONOUR_RUN = re.compile(r"^(?:WH|[ESWNRG])+$", re.IGNORECASE)
 _HONOUR_LETTER = re.compile(r"WH|[ESWNRG]", re.IGNORECASE)
@@ -100,20 +101,20 @@ class ParsedHand:
 
 def parse_tile_token(token: str) -> list[int]:
     """The tiles of one token (``123m``, ``55d``, ``EEE``, ``red``, ``F2``)."""
-    group = _GROUP.match(token)
-    if group:
-        digits, letter = group.group(1), group.group(2).lower()
-        suit_index = _SUFFIX[letter]
-        limit = _LIMIT.get(letter, 9)
+    if _GROUPS.match(token):
         tiles = []
-        for ch in digits:
-            number = int(ch)
-            if not 1 <= number <= limit:
-                raise NotationError(
-                    f"'{token}': {number}{letter} is not a tile (expected 1-{limit} "
-                    f"before '{letter}')"
-                )
-            tiles.append(make(suit_index, number))
+        for group in _GROUP.finditer(token):
+            digits, letter = group.group(1), group.group(2).lower()
+            suit_index = _SUFFIX[letter]
+            limit = _LIMIT.get(letter, 9)
+            for ch in digits:
+                number = int(ch)
+                if not 1 <= number <= limit:
+                    raise NotationError(
+                        f"'{token}': {number}{letter} is not a tile (expected 1-{limit} "
+                        f"before '{letter}')"
+                    )
+                tiles.append(make(suit_index, number))
         return tiles
     bonus = _BONUS_WORD.match(token)
     if bonus:

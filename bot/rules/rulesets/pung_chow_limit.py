@@ -253,7 +253,7 @@ def different_heads(tiles: list[int]) -> int:
     return len({t for t in tiles if t < 34 and is_head(t)})
 
 
-def is_dangerous_exposure(winner: Hand, win_tile: int, final_reading_one_suit: bool) -> str | None:
+def dangerous_exposure(winner: Hand, win_tile: int) -> str | None:
     """Which of the four exposures of penalty 2 (p.67-68) the winner showed, if the winning
     discard completed it; None when the discarder is not liable on this ground."""
     exposed = [t for m in winner.melds for t in m.tiles]
@@ -281,35 +281,29 @@ def discarder_is_liable(
     discarder_situation: Situation | None,
 ) -> bool:
     """Penalty 2 (p.67-69): the discard that lets a dangerous exposed hand win makes the
-    discarder pay for all, unless he held two complete doubling honours and was waiting for
-    the same tile, or was waiting for it to win with more than two doubling honours, or had no
-    choice (note a: every tile he held was of the dangerous kind)."""
+    discarder pay for all, unless he was himself waiting to win (ready) with two complete
+    doubling honours, or waiting for a win that would give him more than two doubling honours,
+    or had no choice (note a: every tile he held was of the dangerous kind). docs/rules.md
+    explains this reading of "waiting for the winning tile"."""
     if win.by != DISCARD or win.tile is None:
         return False
-    danger = is_dangerous_exposure(winner, win.tile, False)
+    danger = dangerous_exposure(winner, win.tile)
     if danger is None:
         return False
     if discarder is None or discarder_situation is None:
         return True
-    held_before = [*list(discarder.concealed), win.tile]
+    held_before = [*discarder.concealed, win.tile]
     if all(_is_of_danger(t, danger, winner) for t in held_before):
         return False
-    conc = counts_of(discarder.concealed)
-    if win.tile in waits(conc, held=discarder.counts()):
-        ruleset = RULESET
-        current = ruleset.score(discarder, discarder_situation, None, {"limit": 10**9})
-        if current.doubles >= 2:
-            return False
-        completed = Hand((*discarder.concealed, win.tile), discarder.melds, discarder.flowers)
-        try:
-            would = ruleset.score(
-                completed,
-                discarder_situation,
-                Win(win.tile, DISCARD, None),
-                {"limit": 10**9},
-            )
-        except ValueError:
-            return True
+    own_waits = waits(counts_of(discarder.concealed), held=discarder.counts())
+    if not own_waits:
+        return True
+    unlimited = {"limit": 10**9}
+    if RULESET.score(discarder, discarder_situation, None, unlimited).doubles >= 2:
+        return False
+    for tile in own_waits:
+        completed = Hand((*discarder.concealed, tile), discarder.melds, discarder.flowers)
+        would = RULESET.score(completed, discarder_situation, Win(tile, DISCARD), unlimited)
         if would.doubles > 2:
             return False
     return True
