@@ -1,0 +1,47 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from fakediscord import FakeDiscord, World, build_world
+from fakediscord.runner import BotRunner
+
+# ---------------------------------------------------------------------------------------------
+# Fake Discord server (tests/fakediscord): fixtures for end-to-end bot tests.
+# See tests/fakediscord/README.md. Owned by the fake-Discord work; add other fixtures outside
+# this section.
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    """A fake Discord on 127.0.0.1 that discord.py is pointed at for the test.
+
+    At teardown it fails the test if the fake recorded problems (unknown routes, requests
+    Discord would reject, protocol errors, attempted internet access).
+    """
+    server = FakeDiscord()
+    async with server.running():
+        yield server
+    server.check()
+
+
+@pytest.fixture
+def discord_world(fake_discord: FakeDiscord) -> World:
+    """The standard guild/channel/roles/users (see fakediscord/world.py) on the fake."""
+    return build_world(fake_discord)
+
+
+@pytest.fixture
+async def run_bot(fake_discord: FakeDiscord) -> AsyncIterator[BotRunner]:
+    """`await run_bot.start(bot)` connects a discord.py client; teardown closes it."""
+    runner = BotRunner(fake_discord)
+    try:
+        yield runner
+    finally:
+        await runner.close_all()
+
+
+# ------------------------------------------------------------------------ end of fake Discord
