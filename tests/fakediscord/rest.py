@@ -480,6 +480,7 @@ class RestApi:
             (c for c in existing if c["name"] == cmd.get("name") and c["type"] == ctype), None
         )
         out = dict(cmd)
+        perms = cmd.get("default_member_permissions")
         out.update(
             {
                 "id": old["id"] if old else str(self.state.snowflakes.next()),
@@ -487,7 +488,8 @@ class RestApi:
                 "version": str(self.state.snowflakes.next()),
                 "type": ctype,
                 "description": cmd.get("description", "") if ctype == 1 else "",
-                "default_member_permissions": cmd.get("default_member_permissions"),
+                # discord.py sends an int; Discord stores and returns a string.
+                "default_member_permissions": (None if perms is None else str(perms)),
                 "nsfw": cmd.get("nsfw", False),
             }
         )
