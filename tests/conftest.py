@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import pytest
-from fakediscord import FakeDiscord, World, build_world
-from fakediscord.runner import BotRunner
+
+if TYPE_CHECKING:
+    from fakediscord import FakeDiscord, World
+    from fakediscord.runner import BotRunner
 
 # ---------------------------------------------------------------------------------------------
 # Fake Discord server (tests/fakediscord): fixtures for end-to-end bot tests.
-# See tests/fakediscord/README.md. Owned by the fake-Discord work; add other fixtures outside
-# this section.
+# See tests/fakediscord/README.md. Imports are inside the fixtures so that test runs that never
+# use them do not pay for importing discord.py and aiohttp. Add other fixtures outside this
+# section.
 # ---------------------------------------------------------------------------------------------
 
 
@@ -22,6 +26,8 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
     At teardown it fails the test if the fake recorded problems (unknown routes, requests
     Discord would reject, protocol errors, attempted internet access).
     """
+    from fakediscord import FakeDiscord
+
     server = FakeDiscord()
     async with server.running():
         yield server
@@ -31,12 +37,16 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
 @pytest.fixture
 def discord_world(fake_discord: FakeDiscord) -> World:
     """The standard guild/channel/roles/users (see fakediscord/world.py) on the fake."""
+    from fakediscord import build_world
+
     return build_world(fake_discord)
 
 
 @pytest.fixture
 async def run_bot(fake_discord: FakeDiscord) -> AsyncIterator[BotRunner]:
     """`await run_bot.start(bot)` connects a discord.py client; teardown closes it."""
+    from fakediscord.runner import BotRunner
+
     runner = BotRunner(fake_discord)
     try:
         yield runner

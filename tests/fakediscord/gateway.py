@@ -213,7 +213,11 @@ class Gateway:
                     except ValueError:
                         await ws.close(code=4002, message=b"Error while decoding payload.")
                         break
-                    await self._on_payload(conn, payload)
+                    try:
+                        await self._on_payload(conn, payload)
+                    except Exception as exc:  # a bug in the fake must fail the test
+                        self.server.problem(f"gateway crashed on {payload!r}: {exc!r}")
+                        await ws.close(code=4000, message=b"fakediscord crashed")
                 elif msg.type is WSMsgType.BINARY:
                     self.server.problem("gateway: client sent a binary frame")
                     await ws.close(code=4002, message=b"Error while decoding payload.")

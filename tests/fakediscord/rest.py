@@ -16,6 +16,7 @@ import json
 import mimetypes
 import re
 import struct
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from .state import (
     ChannelRecord,
     ChannelType,
     EmojiRecord,
+    GuildRecord,
     InteractionRecord,
     MessageFlag,
     MessageRecord,
@@ -315,8 +317,11 @@ class RestApi:
                 server.problem(f"{request.method} {path} -> {err.status}: {detail}")
             response = json_response(err.status, err.body())
         except Exception as exc:  # a bug in the fake itself must fail the test, loudly
-            server.problem(f"{request.method} {path}: fake server crashed: {exc!r}")
-            raise
+            server.problem(
+                f"{request.method} {path}: the fake crashed: {exc!r}\n{traceback.format_exc()}"
+            )
+            # Not a 5xx: discord.py would retry those with growing sleeps (25 s in total).
+            response = json_response(400, {"message": f"fakediscord crashed: {exc!r}", "code": 0})
         record.status = response.status
         server.notify()
         return response
@@ -609,7 +614,7 @@ class RestApi:
 
     # -- guilds -------------------------------------------------------------------------------
 
-    def _guild(self, call: Call) -> Any:
+    def _guild(self, call: Call) -> GuildRecord:
         guild = self.state.guilds.get(call.int_param("guild"))
         if guild is None or self.state.bot_user.id not in guild.members:
             raise ApiError(404, 10004, "Unknown Guild")

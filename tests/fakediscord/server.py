@@ -14,10 +14,11 @@ import copy
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from aiohttp import web
 
+from .client import FakeUser
 from .faults import FaultInjector, FaultRule
 from .gateway import Gateway, Intent
 from .rest import (
@@ -45,9 +46,6 @@ from .state import (
     iso_now,
 )
 from .validation import check_message
-
-if TYPE_CHECKING:
-    from .client import FakeUser
 
 T = TypeVar("T")
 
@@ -240,8 +238,6 @@ class FakeDiscord:
 
     def user(self, user: UserLike) -> FakeUser:
         """The simulated user for a record or id."""
-        from .client import FakeUser
-
         record = self._user_record(user)
         if record.id not in self._users:
             self._users[record.id] = FakeUser(self, record)
