@@ -52,7 +52,7 @@ class TestBot(commands.Bot):
     __test__ = False  # not a pytest test class
 
     def __init__(self, guild_id: int) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+        super().__init__(command_prefix="!", intents=discord.Intents.default())
         self.guild_id = guild_id
         self.seen: list[tuple[Any, ...]] = []
         self.synced_global: list[app_commands.AppCommand] = []
@@ -196,7 +196,10 @@ def add_commands(bot: TestBot) -> None:
         await interaction.followup.send("counting fan: 3")
         await interaction.followup.send("payments settled")
         await interaction.edit_original_response(content="counting fan: 5")
-        bot.seen.append(("score done",))
+        original = await interaction.original_response()
+        scratch = await interaction.followup.send("scratch work", wait=True)
+        await scratch.delete()
+        bot.seen.append(("score done", original.content))
 
     @mahjong.command(name="hand", description="Show your hand privately")
     async def hand(interaction: discord.Interaction) -> None:
@@ -363,7 +366,7 @@ async def test_defer_followup_and_edit_original(
 
     handle = await w.carol.slash(w.channel, "mahjong score")
     [second] = await handle.followups(1)
-    await fake_discord.wait_for(lambda: ("score done",) in bot.seen, what="the bot to finish")
+    await fake_discord.wait_for(lambda: bot.seen, what="the bot to finish")
     original = await handle.reply()
 
     assert handle.callback_type == 5
@@ -371,10 +374,13 @@ async def test_defer_followup_and_edit_original(
     # The first follow-up filled the "thinking..." message; the edit replaced that content.
     assert [v.content for v in original.history] == ["counting fan: 3"]
     assert second.content == "payments settled"
+    assert bot.seen == [("score done", "counting fan: 5")]  # GET @original
     assert [m.content for m in w.dave.messages(w.channel)] == [
         "counting fan: 5",
         "payments settled",
     ]
+    scratch = handle.messages[-1]
+    assert scratch.content == "scratch work" and scratch.deleted
 
 
 async def test_ephemeral_reply_is_visible_only_to_the_invoker(
@@ -655,9 +661,14 @@ async def test_threads_reactions_and_user_messages(
 
     await message.add_reaction("🀄")
     thread = await message.create_thread(name="Game 1")
-    await thread.send("first hand")
+    dealt = await thread.send("first hand")
+    await dealt.edit(content="first hand (dealt)")
+    oops = await thread.send("oops")
+    await oops.delete()
 
     assert said.reactions == {"🀄": {fake_discord.bot_user.id}}
     game = fake_discord.thread(w.channel, "Game 1")
     assert game.id == said.id
-    assert [m.content for m in w.bob.messages(game)] == ["first hand"]
+    [seen] = w.bob.messages(game)
+    assert seen.content == "first hand (dealt)"
+    assert [v.content for v in seen.history] == ["first hand"]
