@@ -80,6 +80,7 @@ def resolve_user(
 
 
 def resolve_role(role: RoleRecord, resolved: Resolved) -> str:
+    """Add a role to `resolved`; return the id string."""
     resolved.roles[str(role.id)] = role.payload()
     return str(role.id)
 
@@ -87,6 +88,7 @@ def resolve_role(role: RoleRecord, resolved: Resolved) -> str:
 def resolve_channel(
     server: FakeDiscord, invoker: UserRecord, target: ChannelRecord, resolved: Resolved
 ) -> str:
+    """Add a channel (with the invoker's permissions in it) to `resolved`; return the id."""
     data = target.payload()
     data["permissions"] = str(server.state.permissions_in(invoker.id, target))
     resolved.channels[str(target.id)] = data

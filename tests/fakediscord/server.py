@@ -196,6 +196,7 @@ class FakeDiscord:
         self._changed = None
 
     def loop_time(self) -> float:
+        """The event loop clock (interaction deadlines are measured with it)."""
         return asyncio.get_running_loop().time()
 
     async def wait_for(
@@ -248,16 +249,19 @@ class FakeDiscord:
         return self.state.create_guild(name, owner=self._user_record(owner))
 
     def create_role(self, guild: GuildRecord, name: str, permissions: int = 0) -> RoleRecord:
+        """Add a role (above existing ones) with these permission bits (see `Perm`)."""
         return self.state.create_role(guild, name, permissions)
 
     def add_member(
         self, guild: GuildRecord, user: UserLike, roles: list[RoleRecord] | None = None
     ) -> None:
+        """Make a user a guild member, adding roles (roles decide interaction permissions)."""
         self.state.add_member(guild, self._user_record(user), roles)
 
     def create_text_channel(
         self, guild: GuildRecord, name: str, *, overwrites: list[dict[str, Any]] | None = None
     ) -> ChannelRecord:
+        """Add a text channel; overwrites use Discord's shape ({id, type, allow, deny})."""
         return self.state.create_channel(guild, name, overwrites=overwrites)
 
     def _user_record(self, user: UserLike) -> UserRecord:
@@ -337,6 +341,7 @@ class FakeDiscord:
         self.faults.closed_dms.add(self._user_record(user).id)
 
     def open_dms(self, user: UserLike) -> None:
+        """Undo `close_dms`."""
         self.faults.closed_dms.discard(self._user_record(user).id)
 
     def fail_next(
