@@ -13,14 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from bot.rules.tiles import N_KINDS
 
 CHOW, PUNG, KONG, PAIR = 0, 1, 2, 3
 
-# Sets are (kind, lowest tile) pairs in arrangements; kinds match bot.rules.melds.Kind.
-ArrangedSet = tuple[int, int]
-Arrangement = tuple[ArrangedSet, ...]
+
+class SetInfo(NamedTuple):
+    """A set in a reading: kind (matching bot.rules.melds.Kind), lowest tile, whether it counts
+    as concealed, and whether the winning tile completed it."""
+
+    kind: int
+    tile: int
+    concealed: bool
+    winning: bool = False
+
+
+Arrangement = tuple[SetInfo, ...]
 
 _MAX_SETS = 5  # filipino-16: five sets and a pair (seventeen tiles)
 _HEAD_TILES = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
@@ -105,8 +115,10 @@ def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[A
     counts = list(pattern)
     found: list[Arrangement] = []
     want_pair = sum(counts) % 3 == 2
+    if sum(counts) % 3 == 1:
+        return ()
 
-    def walk(start: int, pair_left: bool, acc: list[ArrangedSet]) -> None:
+    def walk(start: int, pair_left: bool, acc: list[SetInfo]) -> None:
         i = start
         while i < len(counts) and counts[i] == 0:
             i += 1
@@ -116,13 +128,13 @@ def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[A
             return
         if pair_left and counts[i] >= 2:
             counts[i] -= 2
-            acc.append((PAIR, offset + i))
+            acc.append(SetInfo(PAIR, offset + i, True))
             walk(i, False, acc)
             acc.pop()
             counts[i] += 2
         if counts[i] >= 3:
             counts[i] -= 3
-            acc.append((PUNG, offset + i))
+            acc.append(SetInfo(PUNG, offset + i, True))
             walk(i, pair_left, acc)
             acc.pop()
             counts[i] += 3
@@ -130,7 +142,7 @@ def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[A
             counts[i] -= 1
             counts[i + 1] -= 1
             counts[i + 2] -= 1
-            acc.append((CHOW, offset + i))
+            acc.append(SetInfo(CHOW, offset + i, True))
             walk(i, pair_left, acc)
             acc.pop()
             counts[i] += 1
@@ -182,6 +194,54 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
     return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
 
 
+@lru_cache(maxsize=1 << 16)
+def _part_completions(pattern: bytes, part: int) -> tuple[tuple[int, ...], bool]:
+    """The tiles that, added to one part, make it divide, and whether it then holds the pair."""
+    honours = part == 3
+    table = _HONOUR_TABLE if honours else _SUIT_TABLE
+    offset = 9 * part
+    found = []
+    for i in range(len(pattern)):
+        if pattern[i] < 4:
+            trial = pattern[:i] + bytes((pattern[i] + 1,)) + pattern[i + 1 :]
+            if trial in table:
+                found.append(offset + i)
+    return tuple(found), (sum(pattern) + 1) % 3 == 2
+
+
+def ready_waits(counts: Sequence[int]) -> list[int]:
+    """The kinds completing a hand of 3k+1 concealed tiles into sets and a pair, part by part.
+
+    Adding a tile changes one part only, so the other parts must already divide: all of them
+    into sets (the changed part then takes the pair), or all but one, which holds the pair.
+    Each part's completions are cached by its pattern.
+    """
+    b = bytes(counts)
+    parts = (b[0:9], b[9:18], b[18:27], b[27:34])
+    get = _SUIT_TABLE.get
+    status = (get(parts[0]), get(parts[1]), get(parts[2]), _HONOUR_TABLE.get(parts[3]))
+    broken = -1
+    pairs = 0
+    for i in range(4):
+        s = status[i]
+        if s is None:
+            if broken >= 0:
+                return []
+            broken = i
+        else:
+            pairs += s
+    out: list[int] = []
+    for i in range(4) if broken < 0 else (broken,):
+        # With part i changed, the others must hold at most the one pair of the hand.
+        others = pairs - (status[i] or 0)
+        if others > 1:
+            continue
+        tiles, takes_pair = _part_completions(parts[i], i)
+        if takes_pair == (others == 0):
+            out.extend(tiles)
+    return out
+
+
 def candidate_waits(counts: Sequence[int]) -> list[int]:
     """Kinds worth trying as the winning tile: neighbours of held suit tiles, held honours."""
     seen = bytearray(N_KINDS)
@@ -209,14 +269,12 @@ def waits(
     (thirteen single heads; seven pairs) for a hand with no declared melds.
     """
     owned = held if held is not None else counts
-    work = list(counts)
-    out: list[int] = []
-    candidates = range(N_KINDS) if specials else candidate_waits(counts)
-    for tile in candidates:
-        if owned[tile] >= 4:
-            continue
-        work[tile] += 1
-        if is_complete(work) or (specials and (is_thirteen_heads(work) or is_seven_pairs(work))):
-            out.append(tile)
-        work[tile] -= 1
-    return out
+    found = set(ready_waits(counts))
+    if specials and sum(counts) == 13:
+        work = list(counts)
+        for tile in range(N_KINDS):
+            work[tile] += 1
+            if is_thirteen_heads(work) or is_seven_pairs(work):
+                found.add(tile)
+            work[tile] -= 1
+    return [tile for tile in sorted(found) if owned[tile] < 4]

@@ -84,7 +84,7 @@ _METHODS = {
     "dealt": DEALT,
 }
 _SEATS = {"e": 0, "s": 1, "w": 2, "n": 3, "east": 0, "south": 1, "west": 2, "north": 3}
-_TOKEN = re.compile(r"\[[^\]]*\]|\{[^}]*\}|[^\s,\[\]{}]+")
+_TOKEN = re.compile(r"\[[^\]\[{}]*\]|\{[^}\[\]{]*\}|[^\s,\[\]{}]+|[\[\]{}]")
 
 EXPECTED = (
     "expected tiles such as 123m 55p 789s 11z (or 123c 55d 789b), honours E S W N R G Wh, "
@@ -161,9 +161,12 @@ def parse_hand(text: str) -> ParsedHand:
     while i < len(tokens):
         token = tokens[i]
         low = token.lower()
+        if token in ("[", "{"):
+            closing = "]" if token == "[" else "}"
+            raise NotationError(f"'{token}' is not closed: expected '{closing}' after the tiles")
+        if token in ("]", "}"):
+            raise NotationError(f"'{token}' closes nothing: a meld is written like [555p]")
         if token.startswith("["):
-            if not token.endswith("]"):
-                raise NotationError(f"'{token}' is not closed: expected ']'")
             melds.append(meld_from_tiles(_bracket_tiles(token)))
         elif token.startswith("{"):
             tiles = _bracket_tiles(token)

@@ -17,20 +17,14 @@ from bot.rules.analysis import (
     KONG,
     PAIR,
     PUNG,
+    SetInfo,
     arrangements,
     is_seven_pairs,
     is_thirteen_heads,
-    waits,
+    ready_waits,
 )
 from bot.rules.hand import DEALT, DISCARD, Hand, Win
-from bot.rules.tiles import N_KINDS, counts_of, format_tiles, is_dragon, is_honour, is_simple
-
-
-class SetInfo(NamedTuple):
-    kind: int
-    tile: int
-    concealed: bool
-    winning: bool = False
+from bot.rules.tiles import N_KINDS, counts_of, format_tiles, is_dragon, is_honour
 
 
 class Reading(NamedTuple):
@@ -44,12 +38,18 @@ class Reading(NamedTuple):
     special: str | None = None
 
 
+_NO_SIMPLES = bytes(7)
+_EMPTY_SUIT = bytes(9)
+
+
 class Facts:
     """What every reading of one hand shares, computed once."""
 
     __slots__ = (
+        "_unique_wait",
         "all_honours",
         "all_simples",
+        "concealed",
         "counts",
         "flowers",
         "has_honours",
@@ -58,24 +58,56 @@ class Facts:
         "one_suit_with_honours",
         "suits",
         "terminals_only",
-        "tile_total",
+        "win",
     )
 
-    def __init__(self, hand: Hand) -> None:
-        counts = hand.counts()
+    def __init__(self, hand: Hand, win: Win | None = None) -> None:
+        concealed = counts_of(hand.concealed)
+        self.concealed = concealed
+        if hand.melds:
+            counts = list(concealed)
+            for meld in hand.melds:
+                for tile in meld.tiles:
+                    counts[tile] += 1
+        else:
+            counts = concealed
         self.counts = counts
+        self.win = win
         self.flowers = hand.flowers
-        suits = {t // 9 for t in range(27) if counts[t]}
+        b = bytes(counts)
+        suits = set()
+        if b[0:9] != _EMPTY_SUIT:
+            suits.add(0)
+        if b[9:18] != _EMPTY_SUIT:
+            suits.add(1)
+        if b[18:27] != _EMPTY_SUIT:
+            suits.add(2)
         self.suits = suits
-        honours = any(counts[27:34])
+        honours = b[27:34] != _NO_SIMPLES
         self.has_honours = honours
         self.all_honours = honours and not suits
         self.one_suit = len(suits) == 1 and not honours
         self.one_suit_with_honours = len(suits) == 1 and honours
-        self.all_simples = not honours and all(is_simple(t) for t in range(27) if counts[t])
-        self.no_simples = not any(counts[t] for t in range(27) if is_simple(t))
-        self.terminals_only = self.no_simples and not honours
-        self.tile_total = sum(counts)
+        no_simples = b[1:8] == _NO_SIMPLES and b[10:17] == _NO_SIMPLES and b[19:26] == _NO_SIMPLES
+        self.no_simples = no_simples
+        self.terminals_only = no_simples and not honours
+        self.all_simples = (
+            not honours and not (b[0] or b[8] or b[9] or b[17] or b[18] or b[26]) and bool(suits)
+        )
+        self._unique_wait: bool | None = None
+
+    def unique_wait(self, hand: Hand) -> bool:
+        """Whether the winning tile was the only kind that could complete the hand, computed
+        once per hand (see :func:`has_unique_wait`)."""
+        if self._unique_wait is None:
+            self._unique_wait = self.win is not None and has_unique_wait(
+                hand, self.win, self.concealed, self.counts
+            )
+        return self._unique_wait
+
+
+_new_set = tuple.__new__
+_new_reading = tuple.__new__
 
 
 def _chow_role(start: int, tile: int) -> str:
@@ -88,30 +120,35 @@ def _chow_role(start: int, tile: int) -> str:
 
 
 def winning_readings(
-    hand: Hand, win: Win, sets_needed: int, *, specials: tuple[str, ...] = ()
+    hand: Hand,
+    win: Win,
+    sets_needed: int,
+    *,
+    specials: tuple[str, ...] = (),
+    concealed: list[int] | None = None,
 ) -> list[Reading]:
     """Every reading of a complete hand with ``sets_needed`` sets and a pair.
 
     For each arrangement of the concealed tiles, each distinct set holding the winning tile
     is tried as the one it completed; claimed by discard, that set counts as exposed.
     """
-    concealed = counts_of(hand.concealed)
+    if concealed is None:
+        concealed = counts_of(hand.concealed)
     declared = tuple(SetInfo(m.kind, m.tile, m.concealed) for m in hand.melds)
     readings: list[Reading] = []
     win_tile = win.tile if win.by != DEALT else None
     by_discard = win.by == DISCARD
+    n_declared = len(declared)
     for arrangement in arrangements(concealed):
-        if len(arrangement) - 1 + len(declared) != sets_needed:
+        if len(arrangement) - 1 + n_declared != sets_needed:
             continue
-        pair = next(tile for kind, tile in arrangement if kind == PAIR)
+        pair = next(s.tile for s in arrangement if s.kind == PAIR)
         if win_tile is None:
-            sets = declared + tuple(SetInfo(k, t, True) for k, t in arrangement)
-            readings.append(Reading(sets, (pair,)))
+            readings.append(Reading(declared + arrangement, (pair,)))
             continue
-        tried: set[tuple[int, int]] = set()
-        for index, (kind, tile) in enumerate(arrangement):
-            if (kind, tile) in tried:
-                continue
+        tried: list[SetInfo] = []
+        for index, item in enumerate(arrangement):
+            kind, tile = item.kind, item.tile
             if kind == CHOW:
                 if not tile <= win_tile <= tile + 2:
                     continue
@@ -120,12 +157,12 @@ def winning_readings(
                 continue
             else:
                 role = "pair" if kind == PAIR else "pung"
-            tried.add((kind, tile))
-            arranged = tuple(
-                SetInfo(k, t, not (by_discard and i == index), i == index)
-                for i, (k, t) in enumerate(arrangement)
-            )
-            readings.append(Reading(declared + arranged, (pair,), role))
+            if item in tried:
+                continue
+            tried.append(item)
+            completed = _new_set(SetInfo, (kind, tile, not by_discard, True))
+            sets = declared + arrangement[:index] + (completed,) + arrangement[index + 1 :]
+            readings.append(_new_reading(Reading, (sets, (pair,), role, None)))
     if not hand.melds and len(hand.concealed) == 14:
         if "thirteen-heads" in specials and is_thirteen_heads(concealed):
             pair = next(t for t in range(N_KINDS) if concealed[t] == 2)
@@ -153,21 +190,25 @@ def losing_reading(hand: Hand) -> Reading:
     return Reading(tuple(sets), tuple(pairs))
 
 
-def has_unique_wait(hand: Hand, win: Win, *, specials: bool = False) -> bool:
+def has_unique_wait(
+    hand: Hand,
+    win: Win,
+    concealed: list[int] | None = None,
+    held: list[int] | None = None,
+) -> bool:
     """Whether the winning tile was the only kind that could complete the hand.
 
     This is how docs/rules.md reads "filling the only place to win" (Pung Chow p.31; Example 9
     p.38: "the player did not even fill the only place to win as a 6 character would have won
-    also").
+    also"). A kind the player already holds four of cannot come to him.
     """
     if win.tile is None or win.by == DEALT:
         return False
-    before = counts_of(hand.concealed)
+    before = list(concealed) if concealed is not None else counts_of(hand.concealed)
     before[win.tile] -= 1
-    held = hand.counts()
-    held[win.tile] -= 1
-    found = waits(before, held=held, specials=specials)
-    return found == [win.tile]
+    if held is None:
+        held = hand.counts()
+    return all(tile == win.tile or held[tile] >= 4 for tile in ready_waits(before))
 
 
 def is_kong_or_pung(kind: int) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class ScoreLine(NamedTuple):
@@ -30,15 +30,24 @@ class Score:
     """A hand's score: the lines in the book's order, the total, and how it was reached.
 
     ``total`` is the hand's value before any cap on payments; a limit hand is worth the limit
-    (``limit_hand`` names it). ``arrangement`` lists the sets the best reading used.
+    (``limit_hand`` names it). ``reading`` is the way of counting the hand that scored best;
+    ``arrangement`` describes it for people.
     """
 
     lines: tuple[ScoreLine, ...]
     total: int
     limit_hand: str | None = None
-    arrangement: tuple[str, ...] = ()
+    reading: Any = None
     winner: bool = False
     dead: bool = False
+
+    @property
+    def arrangement(self) -> tuple[str, ...]:
+        if self.reading is None:
+            return ()
+        from bot.rules.reading import describe_reading
+
+        return describe_reading(self.reading)
 
     @property
     def points(self) -> int:

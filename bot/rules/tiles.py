@@ -156,8 +156,13 @@ def parse_tiles(text: str) -> list[int]:
         match = _COMPACT_GROUP.match(compact, pos)
         if match is None:
             rest = compact[pos:]
-            bad = re.match(r"\d+|\D", rest)
+            bad = re.match(r"\d+\D?|\D", rest)
             token = bad.group(0) if bad else rest
+            if token[:-1].isdigit() and not token[-1].isdigit():
+                raise NotationError(
+                    f"'{token}': '{token[-1]}' is not a suit letter: expected "
+                    "m (characters), p (dots), s (bamboo), z (honours) or f (flowers/seasons)"
+                )
             if token.isdigit():
                 raise NotationError(
                     f"'{token}' has no suit letter: expected digits followed by one of "

@@ -9,16 +9,15 @@ scores into payments. Adding a variant means adding one module and registering i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType as _ResolvedTypes
 from typing import Any, ClassVar
 
-from bot.rules.hand import DEALT, DISCARD, Hand, Situation, Win
+from bot.rules.hand import DEALT, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec, resolve_options
 from bot.rules.reading import (
     Facts,
     Reading,
-    describe_reading,
     losing_reading,
     winning_readings,
 )
@@ -71,6 +70,12 @@ class Lines:
         self.doubles = 0
         self.after = 0
 
+    def push(self, line: ScoreLine) -> None:
+        """Add a ready-made line (the fixed lines of a rule set are built once)."""
+        self.items.append(line)
+        self.points += line.points
+        self.doubles += line.doubles
+
     def add(self, name: str, points: int, source: str) -> None:
         if points:
             self.items.append(ScoreLine(name, points, 0, source))
@@ -113,22 +118,26 @@ class RuleSet:
         return options.get("limit")
 
     # -- checking a hand -------------------------------------------------------------------
-    def check_hand(self, hand: Hand, win: Win | None, options: Options) -> None:
+    def check_hand(
+        self, hand: Hand, win: Win | None, options: Options, counts: list[int] | None = None
+    ) -> None:
         """Reject what no table could hold: a fifth tile, a wrong count, a stray bonus tile."""
-        counts = hand.counts()
-        for tile in range(N_KINDS):
-            if counts[tile] > 4:
-                raise HandError(f"{counts[tile]} copies of {tile_name(tile)}: a set has only four")
-        if len(set(hand.flowers)) != len(hand.flowers):
-            raise HandError("a flower or season appears twice: there is one of each")
-        if any(not is_bonus(t) for t in hand.flowers):
-            raise HandError("only flowers and seasons (1f-8f) may be listed as flowers")
-        if any(is_bonus(t) for t in hand.concealed):
+        if counts is None:
+            counts = hand.counts()
+        if max(counts) > 4:
+            tile = next(t for t in range(N_KINDS) if counts[t] > 4)
+            raise HandError(f"{counts[tile]} copies of {tile_name(tile)}: a set has only four")
+        if hand.flowers:
+            if len(set(hand.flowers)) != len(hand.flowers):
+                raise HandError("a flower or season appears twice: there is one of each")
+            if not all(is_bonus(t) for t in hand.flowers):
+                raise HandError("only flowers and seasons (1f-8f) may be listed as flowers")
+            if not options.get("flowers", False):
+                raise HandError(
+                    "this table plays without flowers and seasons (turn the flowers option on)"
+                )
+        if hand.concealed and max(hand.concealed) >= N_KINDS:
             raise HandError("flowers and seasons are exposed at once, not held in hand")
-        if hand.flowers and not options.get("flowers", False):
-            raise HandError(
-                "this table plays without flowers and seasons (turn the flowers option on)"
-            )
         expected = self.hand_size + (1 if win is not None else 0)
         have = hand.tile_count()
         if have != expected:
@@ -144,8 +153,6 @@ class RuleSet:
                 raise HandError(
                     f"the winning tile {tile_name(win.tile)} must be among the tiles in hand"
                 )
-        if win is not None and win.by == DISCARD and win.from_seat is None:
-            pass  # who discarded matters only for settling; scoring does not need it
 
     # -- scoring ---------------------------------------------------------------------------
     def score(
@@ -157,26 +164,24 @@ class RuleSet:
     ) -> Score:
         """Score a hand: the winner's (``win`` given) or a loser's. Raises HandError."""
         opts = options if isinstance(options, _ResolvedTypes) else self.options(options)
-        self.check_hand(hand, win, opts)
-        facts = Facts(hand)
+        facts = Facts(hand, win)
+        self.check_hand(hand, win, opts, facts.counts)
         if win is None:
-            reading = losing_reading(hand)
-            result = self.score_reading(reading, facts, hand, situation, None, opts)
-            return replace(result, arrangement=describe_reading(reading))
-        readings = winning_readings(hand, win, self.sets_needed, specials=self.specials)
+            return self.score_reading(losing_reading(hand), facts, hand, situation, None, opts)
+        readings = winning_readings(
+            hand, win, self.sets_needed, specials=self.specials, concealed=facts.concealed
+        )
         if not readings:
             raise HandError(
                 f"{format_tiles(hand.concealed)} does not make {self.sets_needed} sets and a "
                 "pair with the declared melds: not a winning hand"
             )
-        best: Score | None = None
-        best_reading = readings[0]
-        for reading in readings:
+        best = self.score_reading(readings[0], facts, hand, situation, win, opts)
+        for reading in readings[1:]:
             result = self.score_reading(reading, facts, hand, situation, win, opts)
-            if best is None or result.total > best.total:
-                best, best_reading = result, reading
-        assert best is not None
-        return replace(best, arrangement=describe_reading(best_reading))
+            if result.total > best.total:
+                best = result
+        return best
 
     def score_reading(
         self,

@@ -6,20 +6,24 @@ honours for all four hands; every hand scores and the losers settle their differ
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
 from bot.rules.analysis import CHOW, KONG, PUNG
 from bot.rules.hand import DEALT, LOOSE_TILE, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading, has_unique_wait
+from bot.rules.reading import Facts, Reading
 from bot.rules.rulesets.base import Lines, RuleSet
-from bot.rules.score import Score
+from bot.rules.score import Score, ScoreLine
 from bot.rules.tiles import (
     DRAGON_NAMES,
+    DRAGONS,
+    EAST,
     WHITE,
     bonus_wind,
     is_dragon,
     is_head,
+    tile_name,
     wind_tile,
 )
 
@@ -32,6 +36,7 @@ KONG_POINTS = {False: (8, 16), True: (16, 32)}
 SET_NAMES = {PUNG: "3", KONG: "4"}
 
 
+@cache
 def set_label(kind: int, tile: int, concealed: bool) -> str:
     """``3 ones (concealed)`` as the book writes its examples."""
     from bot.rules.tiles import is_wind, rank
@@ -51,6 +56,18 @@ def set_label(kind: int, tile: int, concealed: bool) -> str:
 def combination_points(kind: int, tile: int, concealed: bool) -> int:
     table = PUNG_POINTS if kind == PUNG else KONG_POINTS
     return table[is_head(tile)][1 if concealed else 0]
+
+
+@cache
+def combination_line(kind: int, tile: int, concealed: bool, source: str) -> ScoreLine:
+    return ScoreLine(
+        set_label(kind, tile, concealed), combination_points(kind, tile, concealed), 0, source
+    )
+
+
+@cache
+def pair_line(tile: int, seat_wind: int, points: int, source: str) -> ScoreLine:
+    return ScoreLine(f"Pair of {_pair_name(tile, Situation(seat_wind))}", points, 0, source)
 
 
 class PungChow(RuleSet):
@@ -99,66 +116,77 @@ class PungChow(RuleSet):
         options: Options,
     ) -> Score:
         lines = Lines()
-        winner = win is not None
-        sequences = any(s.kind == CHOW for s in reading.sets)
-        if winner:
-            assert win is not None
-            lines.add("Mah-Jongg", options["mahjong_bonus"], self.source_bonus)
-            if not sequences:
-                lines.add("No sequences in hand or on table", 10, self.source_bonus)
+        fixed = self.fixed_lines(options["mahjong_bonus"])
+        sets = reading.sets
+        if win is not None:
+            lines.push(fixed["mahjong"])
+            if not any(s.kind == CHOW for s in sets):
+                lines.push(fixed["no-sequences"])
             if win.by == LOOSE_TILE:
-                lines.add("Winning on a draw from the loose tiles", 10, self.source_bonus)
+                lines.push(fixed["loose-tile"])
             if win.drawn:
-                lines.add("Drawing the winning piece", 2, self.source_bonus)
-            if win.by != DEALT and has_unique_wait(hand, win):
-                lines.add("Filling the only place to win", 2, self.source_bonus)
+                lines.push(fixed["drawn"])
+            if facts.unique_wait(hand):
+                lines.push(fixed["only-place"])
         bonus_lines = len(lines.items)
-        for s in reading.sets:
+        own = EAST + situation.seat_wind
+        doubles: list[ScoreLine] = []
+        source = self.source_combination
+        for s in sets:
             if s.kind == PUNG or s.kind == KONG:
-                lines.add(
-                    set_label(s.kind, s.tile, s.concealed),
-                    combination_points(s.kind, s.tile, s.concealed),
-                    self.source_combination,
-                )
-        pair_scores = sorted((self.pair_points(t, situation), t) for t in reading.pairs)
-        if pair_scores and pair_scores[-1][0]:
-            points, tile = pair_scores[-1]
-            lines.add(f"Pair of {_pair_name(tile, situation)}", points, self.source_combination)
+                lines.push(combination_line(s.kind, s.tile, s.concealed, source))
+                if s.tile >= WHITE:
+                    doubles.append(fixed[f"dragon-{s.tile}"])
+                elif s.tile == own:
+                    doubles.append(fixed["own-wind"])
+        best_pair = 0
+        for tile in reading.pairs:
+            points = self.pair_points(tile, situation)
+            if points > best_pair:
+                best_pair, pair_tile = points, tile
+        if best_pair:
+            lines.push(pair_line(pair_tile, situation.seat_wind, best_pair, source))
         for tile in hand.flowers:
-            lines.add(f"{_bonus_name(tile)}", self.bonus_points(tile), self.source_combination)
-        if winner and len(lines.items) == bonus_lines == 1:
-            lines.add("No other score than Mah-Jongg in hand or on table", 10, self.source_bonus)
-        self.add_doubles(lines, reading, facts, hand, situation, win)
-        return Score(tuple(lines.items), lines.total, winner=winner)
-
-    def add_doubles(
-        self,
-        lines: Lines,
-        reading: Reading,
-        facts: Facts,
-        hand: Hand,
-        situation: Situation,
-        win: Win | None,
-    ) -> None:
-        """Doubling honours (score card p.3), which all four players may use (p.30)."""
+            lines.add(tile_name(tile), self.bonus_points(tile), source)
+        if win is not None and len(lines.items) == bonus_lines == 1:
+            lines.push(fixed["no-other-score"])
         if win is not None and (win.by == DEALT or "original-hand" in win.flags):
-            lines.double("Winning on original hand", 3, self.source_bonus)
+            lines.push(fixed["original"])
         if facts.all_honours:
-            lines.double("All one suit (honours)", 3, self.source_bonus)
+            lines.push(fixed["all-honours"])
         elif facts.one_suit:
-            lines.double("All one suit", 3, self.source_bonus)
+            lines.push(fixed["one-suit"])
         elif facts.one_suit_with_honours:
-            lines.double("All one suit except winds or dragons", 1, self.source_bonus)
-        own = wind_tile(situation.seat_wind)
-        for s in reading.sets:
-            if s.kind in (PUNG, KONG) and is_dragon(s.tile):
-                lines.double(
-                    f"Three {DRAGON_NAMES[s.tile - WHITE].lower()} dragons", 1, self.source_bonus
-                )
-        for s in reading.sets:
-            if s.kind in (PUNG, KONG) and s.tile == own:
-                lines.double("Three of own wind", 1, self.source_bonus)
-        self.add_bonus_doubles(lines, hand, situation)
+            lines.push(fixed["one-suit-honours"])
+        for line in doubles:
+            lines.push(line)
+        if hand.flowers:
+            self.add_bonus_doubles(lines, hand, situation)
+        return Score(tuple(lines.items), lines.total, reading=reading, winner=win is not None)
+
+    @cache  # noqa: B019 - rule sets are module singletons; a few entries per bonus value
+    def fixed_lines(self, mahjong_bonus: int) -> dict[str, ScoreLine]:
+        """The rule set's fixed lines (score card p.3), built once."""
+        src = self.source_bonus
+        lines = {
+            "mahjong": ScoreLine("Mah-Jongg", mahjong_bonus, 0, src),
+            "no-sequences": ScoreLine("No sequences in hand or on table", 10, 0, src),
+            "loose-tile": ScoreLine("Winning on a draw from the loose tiles", 10, 0, src),
+            "drawn": ScoreLine("Drawing the winning piece", 2, 0, src),
+            "only-place": ScoreLine("Filling the only place to win", 2, 0, src),
+            "no-other-score": ScoreLine(
+                "No other score than Mah-Jongg in hand or on table", 10, 0, src
+            ),
+            "original": ScoreLine("Winning on original hand", 0, 3, src),
+            "all-honours": ScoreLine("All one suit (honours)", 0, 3, src),
+            "one-suit": ScoreLine("All one suit", 0, 3, src),
+            "one-suit-honours": ScoreLine("All one suit except winds or dragons", 0, 1, src),
+            "own-wind": ScoreLine("Three of own wind", 0, 1, src),
+        }
+        for dragon in DRAGONS:
+            name = DRAGON_NAMES[dragon - WHITE].lower()
+            lines[f"dragon-{dragon}"] = ScoreLine(f"Three {name} dragons", 0, 1, src)
+        return lines
 
     def add_bonus_doubles(self, lines: Lines, hand: Hand, situation: Situation) -> None:
         """Mandarins: each of the player's own wind doubles once (Pung Chow p.29)."""

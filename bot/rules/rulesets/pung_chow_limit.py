@@ -148,7 +148,9 @@ class PungChowLimit(PungChow):
         special = self.limit_hand(reading, situation, win)
         if special is not None:
             line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
-            return Score((line,), limit, limit_hand=LIMIT_HAND_NAMES[special], winner=True)
+            return Score(
+                (line,), limit, limit_hand=LIMIT_HAND_NAMES[special], reading=reading, winner=True
+            )
         lines = Lines()
         lines.add("Mah-Jongg", options["mahjong_bonus"], BONUS)
         drawn = win.drawn
@@ -195,7 +197,7 @@ class PungChowLimit(PungChow):
             lines.add_after_doubling(
                 "Winning on the first discard: half the limit", limit // 2, BONUS
             )
-        return Score(tuple(lines.items), lines.total, winner=True)
+        return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
 
     def score_other_hand(
         self, reading: Reading, facts: Facts, hand: Hand, situation: Situation
@@ -219,7 +221,7 @@ class PungChowLimit(PungChow):
             )
         self.add_set_doubles(lines, reading, situation)
         self.add_bonus_doubles(lines, hand, situation)
-        return Score(tuple(lines.items), lines.total)
+        return Score(tuple(lines.items), lines.total, reading=reading)
 
     @staticmethod
     def add_set_doubles(lines: Lines, reading: Reading, situation: Situation) -> None:

@@ -156,12 +156,13 @@ class Singapore(RuleSet):
                 (ScoreLine(f"Maximum hand: {name}", maximum, 0, MAXH),),
                 maximum,
                 limit_hand=name,
+                reading=reading,
                 winner=True,
             )
         lines = Lines()
         if reading.special == "seven-pairs":
             lines.add("7 eyes: total score for the hand", 100, FUND)
-            return Score(tuple(lines.items), 100, winner=True)
+            return Score(tuple(lines.items), 100, reading=reading, winner=True)
         lines.add("Mah-Jongg", 20, FUND)
         for pair in reading.pairs:
             if is_honour(pair):
@@ -195,7 +196,7 @@ class Singapore(RuleSet):
             )
         for name, doubles in bonuses:
             lines.double(name, doubles, MULT)
-        return Score(tuple(lines.items), lines.total, winner=True)
+        return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
 
     def bonuses(
         self, reading: Reading, facts: Facts, hand: Hand, situation: Situation, win: Win

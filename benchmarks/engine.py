@@ -1,0 +1,122 @@
+"""Rules-engine speed: win detection and best itemised score, hands per second.
+
+Side by side in one run, on the same seeded 14-tile hands: our ``is_complete`` against the
+``mahjong`` PyPI library's ``Agari().is_agari``, and our ``arrangements`` against its
+``HandDivider().divide_hand``. Then the best itemised score (every reading, every set the
+winning tile could have completed) for each rule set on 14- and 17-tile hands.
+
+    python benchmarks/engine.py [--hands 20000] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+from bot.rules.analysis import arrangements, is_complete, is_seven_pairs, is_thirteen_heads
+from bot.rules.hand import Situation
+from bot.rules.rulesets import RULESETS
+from bot.rules.sampling import random_complete_hand, random_hand_tiles
+from bot.rules.tiles import counts_of
+
+
+def rate(fn: Callable[[], object], count: int, repeats: int = 5) -> float:
+    """Items per second: the best of ``repeats`` runs (the machine is shared and noisy)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return count / min(times)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--hands", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+
+    # Half complete concealed hands, half random 14-tile hands (most not complete).
+    complete = [random_complete_hand(rng, 4, declared_max=0)[0] for _ in range(args.hands // 2)]
+    arrays = [counts_of(h.concealed) for h in complete]
+    arrays += [counts_of(random_hand_tiles(rng, 14)) for _ in range(args.hands - len(arrays))]
+    rng.shuffle(arrays)
+    n = len(arrays)
+
+    def ours() -> None:
+        for c in arrays:
+            is_complete(c)
+
+    def ours_specials() -> None:
+        for c in arrays:
+            is_complete(c) or is_seven_pairs(c) or is_thirteen_heads(c)
+
+    print(f"win detection, {n} 14-tile hands ({len(complete)} complete), seed {args.seed}")
+    ours_rate = rate(ours, n)
+    specials_rate = rate(ours_specials, n)
+    print(f"  ours is_complete                   {ours_rate:>12,.0f} hands/s")
+    print(f"  ours with seven pairs / 13 heads   {specials_rate:>12,.0f} hands/s")
+    try:
+        from mahjong.agari import Agari
+        from mahjong.hand_calculating.divider import HandDivider
+    except ImportError:
+        print("  (install the 'bench' extra for the mahjong library comparison)")
+        Agari = HandDivider = None  # noqa: N806
+    if Agari is not None:
+        agari = Agari()
+
+        def theirs() -> None:
+            for c in arrays:
+                agari.is_agari(c)
+
+        theirs_rate = rate(theirs, n)
+        print(f"  mahjong Agari().is_agari           {theirs_rate:>12,.0f} hands/s")
+        print(f"  ratio ours / mahjong               {ours_rate / theirs_rate:>12.1f}x")
+        print(f"  ratio (with specials) / mahjong    {specials_rate / theirs_rate:>12.1f}x")
+        complete_arrays = [counts_of(h.concealed) for h in complete]
+        divider = HandDivider()
+
+        def our_divide() -> None:
+            for c in complete_arrays:
+                arrangements(c)
+
+        def their_divide() -> None:
+            for c in complete_arrays:
+                divider.divide_hand(c)
+
+        ours_div = rate(our_divide, len(complete_arrays))
+        theirs_div = rate(their_divide, len(complete_arrays))
+        print(f"hand division, {len(complete_arrays)} complete 14-tile hands")
+        print(f"  ours arrangements                  {ours_div:>12,.0f} hands/s")
+        print(f"  mahjong HandDivider().divide_hand  {theirs_div:>12,.0f} hands/s")
+        print(f"  ratio ours / mahjong               {ours_div / theirs_div:>12.1f}x")
+
+    print("best itemised score (every reading), complete hands with declared melds")
+    for name, ruleset in RULESETS.items():
+        size = ruleset.sets_needed
+        sample_rng = random.Random(args.seed + size)
+        sample = [random_complete_hand(sample_rng, size) for _ in range(args.hands // 4)]
+        situations = [Situation(sample_rng.randrange(4), sample_rng.randrange(4)) for _ in sample]
+        options = ruleset.options({"flowers": False} if name != "singapore" else {})
+
+        def score_all(items=sample, sits=situations, rules=ruleset, opts=options) -> None:
+            for (hand, win), situation in zip(items, sits, strict=True):
+                rules.score(hand, situation, win, opts)
+
+        per_second = rate(score_all, len(sample), repeats=3)
+        totals = [
+            ruleset.score(h, s, w, options).total
+            for (h, w), s in zip(sample, situations, strict=True)
+        ]
+        print(
+            f"  {name:<16} {ruleset.hand_size + 1:>2}-tile  {per_second:>10,.0f} hands/s"
+            f"   (median score {statistics.median(totals):,.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

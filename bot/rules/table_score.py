@@ -1,0 +1,333 @@
+"""Scoring a whole table from given hands or given scores: who scores what, who pays whom.
+
+This is what ``mahjong-score``, ``/score`` and ``/settle`` share: people playing with real
+tiles describe the hands (or just the scores) and the winner; the rule set does the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.rules.hand import DISCARD, WIN_FLAGS, WIN_METHODS, Hand, Situation, Win
+from bot.rules.melds import KIND_BY_NAME, meld_from_tiles
+from bot.rules.rulesets import HandError, Outcome, get_ruleset
+from bot.rules.rulesets.pung_chow_limit import PungChowLimit, discarder_is_liable
+from bot.rules.score import Payment, Score, net_of
+from bot.rules.tiles import NotationError, is_bonus, parse_tiles, tile_from_compact
+
+SEAT_LETTERS = "ESWN"
+
+
+class RequestError(ValueError):
+    """A scoring request that cannot be understood; the message says what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatHand:
+    seat: int
+    hand: Hand
+    dead: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableRequest:
+    """A table to score: hands (``players``) and the win, or bare ``scores`` and ``winner``."""
+
+    ruleset: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    round_wind: int = 0
+    players: tuple[SeatHand, ...] = ()
+    win_seat: int | None = None
+    win: Win | None = None
+    scores: Mapping[int, int] | None = None
+    winner: int | None = None
+    seats: tuple[int, ...] = (0, 1, 2, 3)
+    false_mahjong: int | None = None
+    riichi: frozenset[int] = frozenset()
+    renchon: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    scores: dict[int, Score]
+    values: dict[int, int]
+    payments: list[Payment]
+    net: dict[int, int]
+    liable: int | None = None
+
+
+def seat_of(text: Any, what: str = "seat") -> int:
+    """A seat wind from ``E``/``S``/``W``/``N`` (or the full name)."""
+    if isinstance(text, str):
+        key = text.strip().upper()[:1]
+        if (
+            key
+            and key in SEAT_LETTERS
+            and text.strip().lower()
+            in (
+                key.lower(),
+                ("east", "south", "west", "north")[SEAT_LETTERS.index(key)],
+            )
+        ):
+            return SEAT_LETTERS.index(key)
+    raise RequestError(f"{what} must be one of E, S, W, N, not {text!r}")
+
+
+def score_table(request: TableRequest) -> TableResult:
+    """Score every described hand and settle the table. Raises RequestError/HandError."""
+    ruleset = get_ruleset(request.ruleset)
+    options = ruleset.options(request.options)
+    seats = set(request.seats)
+    for player in request.players:
+        if player.seat not in seats:
+            raise RequestError(f"seat {SEAT_LETTERS[player.seat]} is not at this table")
+    if len({p.seat for p in request.players}) != len(request.players):
+        raise RequestError("a seat is listed twice")
+    scores: dict[int, Score] = {}
+    values: dict[int, int] = dict.fromkeys(sorted(seats), 0)
+    winner = request.winner
+    liable: int | None = None
+    if request.scores is not None:
+        for seat, value in request.scores.items():
+            if seat not in seats:
+                raise RequestError(f"seat {SEAT_LETTERS[seat]} is not at this table")
+            if value < 0:
+                raise RequestError("scores cannot be negative")
+            values[seat] = value
+        if winner is not None and winner not in seats:
+            raise RequestError("the winner must be one of the seats")
+    else:
+        winner = request.win_seat if request.win is not None else None
+        if winner is not None and winner not in {p.seat for p in request.players}:
+            raise RequestError("the winner's hand must be listed among the players")
+        by_seat = {p.seat: p for p in request.players}
+        _check_tiles_across_table(request.players)
+        for player in request.players:
+            situation = Situation(player.seat, request.round_wind)
+            if player.dead:
+                scores[player.seat] = Score((), 0, dead=True)
+                continue
+            win = request.win if player.seat == winner else None
+            if win is None and not ruleset.losers_score:
+                scores[player.seat] = Score((), 0)
+                continue
+            scores[player.seat] = ruleset.score(player.hand, situation, win, options)
+            values[player.seat] = scores[player.seat].total
+        win = request.win
+        if (
+            winner is not None
+            and win is not None
+            and win.by == DISCARD
+            and win.from_seat is not None
+            and isinstance(ruleset, PungChowLimit)
+        ):
+            discarder = by_seat.get(win.from_seat)
+            if discarder_is_liable(
+                by_seat[winner].hand,
+                win,
+                None if discarder is None else discarder.hand,
+                None if discarder is None else Situation(win.from_seat, request.round_wind),
+            ):
+                liable = win.from_seat
+    dead = frozenset(p.seat for p in request.players if p.dead)
+    discarder = None
+    if request.win is not None and request.win.by == DISCARD:
+        discarder = request.win.from_seat
+    outcome = Outcome(
+        scores=values,
+        winner=winner,
+        discarder=discarder,
+        dead=dead,
+        liable=liable,
+        false_mahjong=request.false_mahjong,
+        riichi=request.riichi,
+        renchon=request.renchon,
+        extras={
+            "furiten": bool(request.win and "furiten-undeclared" in request.win.flags),
+        },
+    )
+    payments = ruleset.settle(outcome, options)
+    net_list = net_of(payments)
+    net = {seat: net_list[seat] for seat in sorted(seats)}
+    return TableResult(scores, values, payments, net, liable)
+
+
+def _check_tiles_across_table(players: Sequence[SeatHand]) -> None:
+    """No tile may appear more than four times across all the described hands."""
+    totals = [0] * 34
+    bonus: set[int] = set()
+    for player in players:
+        for tile in player.hand.all_tiles():
+            totals[tile] += 1
+        for tile in player.hand.flowers:
+            if tile in bonus:
+                raise HandError("the same flower or season is listed in two hands")
+            bonus.add(tile)
+    for tile, n in enumerate(totals):
+        if n > 4:
+            from bot.rules.tiles import tile_name
+
+            raise HandError(f"{n} copies of {tile_name(tile)} across the table: a set has four")
+
+
+# -- the JSON interchange form (mahjong-score --json) -----------------------------------------
+
+
+def request_from_json(doc: Any) -> TableRequest:
+    """Read the JSON document described in the README; raise RequestError on any fault."""
+    if not isinstance(doc, dict):
+        raise RequestError("expected a JSON object")
+    ruleset = doc.get("ruleset")
+    if not isinstance(ruleset, str):
+        raise RequestError(
+            "'ruleset' is required: pung-chow, pung-chow-limit, filipino-16 or singapore"
+        )
+    options = doc.get("options") or {}
+    if not isinstance(options, dict):
+        raise RequestError("'options' must be an object")
+    round_wind = seat_of(doc.get("round", "E"), "round")
+    seats = tuple(seat_of(s) for s in doc["seats"]) if "seats" in doc else (0, 1, 2, 3)
+    extras: dict[str, Any] = {}
+    if doc.get("false_mahjong") is not None:
+        extras["false_mahjong"] = seat_of(doc["false_mahjong"], "false_mahjong")
+    if doc.get("riichi"):
+        extras["riichi"] = frozenset(seat_of(s, "riichi") for s in doc["riichi"])
+    if doc.get("renchon"):
+        extras["renchon"] = _int(doc["renchon"], "renchon")
+    if "scores" in doc:
+        raw = doc["scores"]
+        if not isinstance(raw, dict):
+            raise RequestError("'scores' must map seats to scores, e.g. {\"E\": 480}")
+        scores = {seat_of(k): _int(v, f"score of {k}") for k, v in raw.items()}
+        winner = doc.get("winner")
+        return TableRequest(
+            ruleset,
+            options,
+            round_wind,
+            scores=scores,
+            winner=None if winner is None else seat_of(winner, "winner"),
+            seats=seats,
+            **extras,
+        )
+    players_doc = doc.get("players")
+    if not isinstance(players_doc, list) or not players_doc:
+        raise RequestError("give 'players' (the hands) or 'scores' with 'winner'")
+    players = tuple(_player_from_json(p) for p in players_doc)
+    win_doc = doc.get("win")
+    win_seat: int | None = None
+    win: Win | None = None
+    if win_doc is not None:
+        if not isinstance(win_doc, dict):
+            raise RequestError("'win' must be an object or null")
+        win_seat = seat_of(win_doc.get("seat"), "win.seat")
+        by = win_doc.get("by", "self-draw")
+        if by not in WIN_METHODS:
+            raise RequestError(f"win.by must be one of {', '.join(WIN_METHODS)}")
+        flags = win_doc.get("flags") or []
+        unknown = [f for f in flags if f not in WIN_FLAGS]
+        if unknown:
+            raise RequestError(f"unknown flag {unknown[0]!r} (known: {', '.join(WIN_FLAGS)})")
+        tile_text = win_doc.get("tile")
+        tile = None
+        if tile_text is not None:
+            try:
+                tile = tile_from_compact(str(tile_text))
+            except NotationError as exc:
+                raise RequestError(f"win.tile: {exc}") from None
+        elif by != "dealt":
+            raise RequestError("win.tile is required unless the hand was dealt complete")
+        from_seat = win_doc.get("from")
+        win = Win(
+            tile,
+            by,
+            None if from_seat is None else seat_of(from_seat, "win.from"),
+            frozenset(flags),
+        )
+        if win.by == DISCARD and win.from_seat == win_seat:
+            raise RequestError("a player cannot win on his own discard")
+        if tile is None:
+            hand = next(p.hand for p in players if p.seat == win_seat)
+            win = Win(hand.concealed[-1] if hand.concealed else None, by, None, win.flags)
+    return TableRequest(ruleset, options, round_wind, players, win_seat, win, seats=seats, **extras)
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{what} must be a whole number")
+    return value
+
+
+def _player_from_json(doc: Any) -> SeatHand:
+    if not isinstance(doc, dict):
+        raise RequestError("each player must be an object with 'seat' and 'concealed'")
+    seat = seat_of(doc.get("seat"), "player seat")
+    where = f"player {SEAT_LETTERS[seat]}"
+    try:
+        concealed = parse_tiles(str(doc.get("concealed", "")))
+        flowers = parse_tiles(str(doc.get("flowers", "")))
+        melds = []
+        for meld in doc.get("melds") or []:
+            if not isinstance(meld, dict) or "tiles" not in meld:
+                raise RequestError(f"{where}: each meld needs 'tiles' (and 'kind')")
+            kind = meld.get("kind")
+            if kind is not None and kind not in KIND_BY_NAME:
+                raise RequestError(f"{where}: meld kind must be chow, pung or kong")
+            melds.append(
+                meld_from_tiles(
+                    parse_tiles(str(meld["tiles"])),
+                    concealed=bool(meld.get("concealed", False)),
+                    kind_name=kind,
+                )
+            )
+    except NotationError as exc:
+        raise RequestError(f"{where}: {exc}") from None
+    if any(is_bonus(t) for t in concealed):
+        raise RequestError(f"{where}: flowers and seasons go in 'flowers', not 'concealed'")
+    if any(not is_bonus(t) for t in flowers):
+        raise RequestError(f"{where}: 'flowers' holds only 1f-8f")
+    return SeatHand(
+        seat, Hand(tuple(concealed), tuple(melds), tuple(flowers)), bool(doc.get("dead"))
+    )
+
+
+def result_to_json(result: TableResult) -> dict[str, Any]:
+    players = []
+    for seat, sc in sorted(result.scores.items()):
+        players.append(
+            {
+                "seat": SEAT_LETTERS[seat],
+                "score": sc.total,
+                "limit_hand": sc.limit_hand,
+                "dead": sc.dead,
+                "lines": [
+                    {
+                        "name": line.name,
+                        "points": line.points,
+                        "doubles": line.doubles,
+                        "source": line.source,
+                    }
+                    for line in sc.lines
+                ],
+                "arrangement": list(sc.arrangement),
+            }
+        )
+    if not players:
+        players = [{"seat": SEAT_LETTERS[s], "score": v} for s, v in sorted(result.values.items())]
+    doc: dict[str, Any] = {
+        "players": players,
+        "payments": [
+            {
+                "from": SEAT_LETTERS[p.payer],
+                "to": SEAT_LETTERS[p.payee],
+                "amount": p.amount,
+                "reason": p.reason,
+            }
+            for p in result.payments
+        ],
+        "net": {SEAT_LETTERS[s]: n for s, n in result.net.items()},
+    }
+    if result.liable is not None:
+        doc["liable"] = SEAT_LETTERS[result.liable]
+    return doc
