@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         from mahjong.hand_calculating.divider import HandDivider
     except ImportError:
         print("  (install the 'bench' extra for the mahjong library comparison)")
-        Agari = HandDivider = None  # noqa: N806
+        Agari = HandDivider = None
     if Agari is not None:
         agari = Agari()
 

@@ -58,8 +58,6 @@ def _build_part_table(ranks: int, allow_chow: bool) -> dict[bytes, int]:
         level = following
     table = dict.fromkeys(sets_only, 0)
     for pattern in sets_only:
-        if sum(pattern) > 3 * _MAX_SETS - 3:
-            continue
         for i in range(ranks):
             if pattern[i] <= 2:
                 table[pattern[:i] + bytes((pattern[i] + 2,)) + pattern[i + 1 :]] = 1
