@@ -1,0 +1,62 @@
+"""``mahjong-bot``: run the bot, or one of its tools.
+
+    mahjong-bot                        run the bot (needs DISCORD_TOKEN)
+    mahjong-bot simulate --rules R --hands N --seed S
+    mahjong-bot render-demo --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _run_bot() -> int:
+    from bot.config import ConfigError, Settings
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(f"mahjong-bot: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=getattr(logging, settings.log_level, logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from bot.app import run
+
+    run(settings)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "simulate":
+        from bot.simulate import main as simulate_main
+
+        return simulate_main(args[1:]) or 0
+    if args and args[0] == "render-demo":
+        parser = argparse.ArgumentParser(prog="mahjong-bot render-demo")
+        parser.add_argument("--out", type=Path, required=True, help="folder for the images")
+        parser.add_argument("--seed", type=int, default=1)
+        options = parser.parse_args(args[1:])
+        from renderer.demo import write_demo
+
+        written = write_demo(options.out)
+        print(f"wrote {len(written) if written else 'the'} images to {options.out}")
+        return 0
+    if args and args[0] not in ("run",):
+        print(
+            "usage: mahjong-bot [run | simulate --rules R --hands N --seed S | "
+            "render-demo --out DIR]",
+            file=sys.stderr,
+        )
+        return 2
+    return _run_bot()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

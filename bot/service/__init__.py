@@ -1,0 +1,1 @@
+"""Use cases: one service each, owning locks, transactions and timers; no Discord types."""

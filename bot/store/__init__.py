@@ -1,0 +1,1 @@
+"""SQLite persistence: the schema, its migrations and the repositories (aiosqlite, WAL)."""
