@@ -68,8 +68,6 @@ class Score:
             else:
                 running += line.points
                 rows.append(f"  {line.name:<52} {line.points:>8}")
-        if self.limit_hand:
-            rows.append(f"  Limit hand: {self.limit_hand}")
         rows.append(f"  {'Total':<52} {self.total:>8}")
         return "\n".join(rows)
 
