@@ -151,25 +151,42 @@ def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[A
     return tuple(found)
 
 
+# Per-part caches of arrangements: a dict per part is a cheaper look-up than lru_cache, and
+# the domain (patterns that divide) is finite.
+_ARRANGEMENT_CACHES: tuple[dict[bytes, tuple[Arrangement, ...]], ...] = ({}, {}, {}, {})
+
+
+def _cached_part(pattern: bytes, part: int) -> tuple[Arrangement, ...]:
+    cache = _ARRANGEMENT_CACHES[part]
+    found = cache.get(pattern)
+    if found is None:
+        found = _part_arrangements(pattern, 9 * part, part != 3)
+        cache[pattern] = found
+    return found
+
+
 def arrangements(counts: Sequence[int]) -> list[Arrangement]:
     """Every arrangement of the concealed tiles into sets and one pair (empty if none)."""
-    if not is_complete(counts):
-        return []
     b = bytes(counts)
-    parts = (
-        _part_arrangements(b[0:9], 0, True),
-        _part_arrangements(b[9:18], 9, True),
-        _part_arrangements(b[18:27], 18, True),
-        _part_arrangements(b[27:34], 27, False),
-    )
+    get = _SUIT_TABLE.get
+    p0, p1, p2, p3 = b[0:9], b[9:18], b[18:27], b[27:34]
+    s0, s1, s2, s3 = get(p0), get(p1), get(p2), _HONOUR_TABLE.get(p3)
+    if s0 is None or s1 is None or s2 is None or s3 is None or s0 + s1 + s2 + s3 != 1:
+        return []
+    chosen = [
+        _cached_part(pattern, part)
+        for part, pattern in enumerate((p0, p1, p2, p3))
+        if pattern != _EMPTY_PARTS[part]
+    ]
+    if all(len(options) == 1 for options in chosen):
+        return [sum((options[0] for options in chosen), ())]
     result: list[Arrangement] = [()]
-    for options in parts:
-        if len(options) == 1:
-            only = options[0]
-            result = [r + only for r in result]
-        else:
-            result = [r + option for r in result for option in options]
+    for options in chosen:
+        result = [r + option for r in result for option in options]
     return result
+
+
+_EMPTY_PARTS = (bytes(9), bytes(9), bytes(9), bytes(7))
 
 
 def is_thirteen_heads(counts: Sequence[int]) -> bool:

@@ -134,7 +134,7 @@ def winning_readings(
     """
     if concealed is None:
         concealed = counts_of(hand.concealed)
-    declared = tuple(SetInfo(m.kind, m.tile, m.concealed) for m in hand.melds)
+    declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in hand.melds])
     readings: list[Reading] = []
     win_tile = win.tile if win.by != DEALT else None
     by_discard = win.by == DISCARD
