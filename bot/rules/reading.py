@@ -106,6 +106,54 @@ class Facts:
         return self._unique_wait
 
 
+class SetStats:
+    """Counts over one reading's sets, taken in a single pass for the scorers."""
+
+    __slots__ = (
+        "chow_starts",
+        "chows",
+        "dragon_pungs",
+        "hidden_pungs",
+        "kongs",
+        "pair",
+        "pungs",
+        "sets",
+        "wind_pungs",
+    )
+
+    def __init__(self, reading: Reading) -> None:
+        chow_starts: list[int] = []
+        dragon_pungs: list[int] = []
+        wind_pungs: list[int] = []
+        pungs = hidden = kongs = sets = 0
+        for s in reading.sets:
+            kind = s.kind
+            if kind == PAIR:
+                continue
+            sets += 1
+            if kind == CHOW:
+                chow_starts.append(s.tile)
+                continue
+            pungs += 1
+            if kind == KONG:
+                kongs += 1
+            if s.concealed:
+                hidden += 1
+            if s.tile >= 31:
+                dragon_pungs.append(s.tile)
+            elif s.tile >= 27:
+                wind_pungs.append(s.tile)
+        self.sets = sets
+        self.chows = len(chow_starts)
+        self.chow_starts = chow_starts
+        self.pungs = pungs
+        self.hidden_pungs = hidden
+        self.kongs = kongs
+        self.dragon_pungs = dragon_pungs
+        self.wind_pungs = wind_pungs
+        self.pair = reading.pairs[0] if reading.pairs else None
+
+
 _new_set = tuple.__new__
 _new_reading = tuple.__new__
 

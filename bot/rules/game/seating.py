@@ -54,9 +54,7 @@ class SeatingRecord:
         return "; ".join(parts)
 
 
-def seat_players(
-    players: int, seed: int | str, *, wind_box: bool = False
-) -> SeatingRecord:
+def seat_players(players: int, seed: int | str, *, wind_box: bool = False) -> SeatingRecord:
     """Choose the first East and the seats, from the table seed."""
     if players not in CHAIRS:
         raise ValueError("a table has two, three or four players")

@@ -8,12 +8,13 @@ Losers settle their differences up to the limit, double the limit where East is 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PAIR, PUNG, waits
+from bot.rules.analysis import CHOW, KONG, PUNG, waits
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading
+from bot.rules.reading import Facts, Reading, SetStats
 from bot.rules.rulesets.base import Lines
 from bot.rules.rulesets.pung_chow import PungChow, set_label
 from bot.rules.score import Payment, Score, ScoreLine
@@ -55,6 +56,14 @@ LIMIT_HAND_NAMES = {
     "east-original": "East wins on his original draw",
     "three-dragons": "Three sets of dragons (the three Doctors of Literature)",
 }
+
+
+@cache
+def value_line(kind: int, tile: int, concealed: bool, winning_hand: bool) -> ScoreLine:
+    """A set's line from the winning-hand or the other-hands table (p.65), built once."""
+    table = KONG_VALUES if kind == KONG else WIN_PUNG if winning_hand else OTHER_PUNG
+    points = table[is_head(tile)][1 if concealed else 0]
+    return ScoreLine(set_label(kind, tile, concealed), points, 0, VALUES)
 
 
 class PungChowLimit(PungChow):
@@ -108,27 +117,28 @@ class PungChowLimit(PungChow):
         return f"Pair of 2 to 8 ({tile_name(tile)}) {how} to complete hand", 4 if drawn else 2
 
     # -- limit hands -------------------------------------------------------------------------
-    def limit_hand(self, reading: Reading, situation: Situation, win: Win) -> str | None:
+    def limit_hand(
+        self, reading: Reading, facts: Facts, situation: Situation, win: Win
+    ) -> str | None:
         """The limit hands of p.62-64, in the book's order."""
         if reading.special == "thirteen-heads":
             return "single-heads"
         if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
             return "east-original"
-        sets = [s for s in reading.sets if s.kind != PAIR]
-        pair = reading.pairs[0] if reading.pairs else None
+        stats = SetStats(reading)
+        pair = stats.pair
         if pair is None:
             return None
-        if all(s.kind in (PUNG, KONG) and is_head(s.tile) for s in sets) and is_head(pair):
+        if stats.chows == 0 and facts.no_simples:
             return "heads-only"
-        wind_sets = {s.tile for s in sets if s.kind in (PUNG, KONG) and is_wind(s.tile)}
-        if len(wind_sets) == 4:
+        winds = stats.wind_pungs
+        if len(winds) == 4:
             return "four-winds"
-        if len(wind_sets) == 3 and is_wind(pair) and pair not in wind_sets:
+        if len(winds) == 3 and is_wind(pair) and pair not in winds:
             return "three-winds-and-pair"
-        if all(s.kind == KONG for s in sets):
+        if stats.kongs == stats.sets:
             return "all-kongs"
-        dragon_sets = {s.tile for s in sets if s.kind in (PUNG, KONG) and is_dragon(s.tile)}
-        if len(dragon_sets) == 3:
+        if len(stats.dragon_pungs) == 3:
             return "three-dragons"
         return None
 
@@ -145,7 +155,7 @@ class PungChowLimit(PungChow):
         if win is None:
             return self.score_other_hand(reading, facts, hand, situation)
         limit = self.limit_of(options)
-        special = self.limit_hand(reading, situation, win)
+        special = self.limit_hand(reading, facts, situation, win)
         if special is not None:
             line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
             return Score(
@@ -156,12 +166,7 @@ class PungChowLimit(PungChow):
         drawn = win.drawn
         for s in reading.sets:
             if s.kind == PUNG or s.kind == KONG:
-                table = WIN_PUNG if s.kind == PUNG else KONG_VALUES
-                lines.add(
-                    set_label(s.kind, s.tile, s.concealed),
-                    table[is_head(s.tile)][1 if s.concealed else 0],
-                    VALUES,
-                )
+                lines.push(value_line(s.kind, s.tile, s.concealed, True))
         pair = reading.pairs[0]
         if reading.win_role == "pair":
             name, points = self.completing_pair_points(pair, situation, drawn)
@@ -206,12 +211,7 @@ class PungChowLimit(PungChow):
         lines = Lines()
         for s in reading.sets:
             if s.kind == PUNG or s.kind == KONG:
-                table = OTHER_PUNG if s.kind == PUNG else KONG_VALUES
-                lines.add(
-                    set_label(s.kind, s.tile, s.concealed),
-                    table[is_head(s.tile)][1 if s.concealed else 0],
-                    VALUES,
-                )
+                lines.push(value_line(s.kind, s.tile, s.concealed, False))
         best_pair = max(reading.pairs, key=lambda t: self.pair_points(t, situation), default=None)
         if best_pair is not None:
             lines.add(

@@ -11,24 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PAIR, PUNG
-from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, Hand, Situation, Win
+from bot.rules.analysis import KONG, PUNG
+from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading
+from bot.rules.reading import Facts, Reading, SetStats
 from bot.rules.rulesets.base import Lines, Outcome, RuleSet, _ResolvedTypes
 from bot.rules.score import Payment, Score, ScoreLine
 from bot.rules.tiles import (
     DRAGON_NAMES,
+    EAST,
     FLOWERS,
     SEASONS,
     WHITE,
     bonus_wind,
-    is_dragon,
     is_head,
     is_honour,
     is_wind,
     tile_name,
-    wind_tile,
 )
 
 FUND = "Singapore: fundamental points"
@@ -90,11 +89,18 @@ class Singapore(RuleSet):
 
     # -- maximum hands -----------------------------------------------------------------------
     def maximum_hand(
-        self, reading: Reading, facts: Facts, hand: Hand, situation: Situation, win: Win
+        self,
+        reading: Reading,
+        stats: SetStats,
+        facts: Facts,
+        hand: Hand,
+        situation: Situation,
+        win: Win,
     ) -> str | None:
-        held = set(hand.flowers)
-        if held.issuperset(FLOWERS) or held.issuperset(SEASONS):
-            return "all-flowers"
+        if len(hand.flowers) >= 4:
+            held = set(hand.flowers)
+            if held.issuperset(FLOWERS) or held.issuperset(SEASONS):
+                return "all-flowers"
         if reading.special == "thirteen-heads":
             return "thirteen-orphans"
         if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
@@ -105,23 +111,21 @@ class Singapore(RuleSet):
             return "ninth-renchon"
         if reading.special:
             return None
-        sets = [s for s in reading.sets if s.kind != PAIR]
-        pungs = [s for s in sets if s.kind in (PUNG, KONG)]
-        pair = reading.pairs[0]
-        if sum(1 for s in pungs if is_dragon(s.tile)) == 3:
+        pair = stats.pair
+        if len(stats.dragon_pungs) == 3:
             return "three-dragons"
-        winds = sum(1 for s in pungs if is_wind(s.tile))
+        winds = len(stats.wind_pungs)
         if winds == 4:
             return "four-winds"
-        if winds == 3 and is_wind(pair):
+        if winds == 3 and pair is not None and is_wind(pair):
             return "three-winds-eyes"
-        if facts.terminals_only and len(pungs) == len(sets):
+        if facts.terminals_only and stats.chows == 0:
             return "terminals"
         if facts.all_honours:
             return "all-honours"
-        if sum(1 for s in pungs if s.concealed) == 4:
+        if stats.hidden_pungs == 4:
             return "four-hidden-pungs"
-        if sum(1 for s in sets if s.kind == KONG) == 4:
+        if stats.kongs == 4:
             return "four-kongs"
         if not hand.melds and self._nine_gates(facts):
             return "nine-gates"
@@ -149,7 +153,8 @@ class Singapore(RuleSet):
         if win is None:
             return Score((), 0)
         maximum = options["maximum"]
-        special = self.maximum_hand(reading, facts, hand, situation, win)
+        stats = SetStats(reading)
+        special = self.maximum_hand(reading, stats, facts, hand, situation, win)
         if special is not None:
             name = MAXIMUM_HANDS[special]
             return Score(
@@ -184,7 +189,7 @@ class Singapore(RuleSet):
             lines.add("Win by making an eye or a chow", 2, FUND)
         if win.drawn:
             lines.add("Win by drawing from the wall", 2, FUND)
-        bonuses = self.bonuses(reading, facts, hand, situation, win)
+        bonuses = self.bonuses(reading, stats, facts, hand, situation, win)
         concealed_hand = all(m.concealed for m in hand.melds)
         if concealed_hand and win.by == DISCARD and not bonuses:
             lines.add("Hidden hand won on a discard, no other bonus", 10, FUND)
@@ -199,7 +204,13 @@ class Singapore(RuleSet):
         return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
 
     def bonuses(
-        self, reading: Reading, facts: Facts, hand: Hand, situation: Situation, win: Win
+        self,
+        reading: Reading,
+        stats: SetStats,
+        facts: Facts,
+        hand: Hand,
+        situation: Situation,
+        win: Win,
     ) -> list[tuple[str, int]]:
         """The multipliers that apply, as doubles (x2 = 1, x4 = 2, x8 = 3, x16 = 4). Of the
         overlapping families only the highest counts (docs/rules.md)."""
@@ -208,30 +219,28 @@ class Singapore(RuleSet):
         for tile in hand.flowers:
             if bonus_wind(tile) == seat:
                 out.append((f"{tile_name(tile)}: own seat", 1))
-        sets = [s for s in reading.sets if s.kind != PAIR]
-        pungs = [s for s in sets if s.kind in (PUNG, KONG)]
-        chows = [s for s in sets if s.kind == CHOW]
-        pair = reading.pairs[0] if reading.pairs else None
-        if any(s.tile == wind_tile(seat) for s in pungs):
+        pair = stats.pair
+        if EAST + seat in stats.wind_pungs:
             out.append(("Pung of seat wind", 1))
-        dragon_pungs = [s.tile for s in pungs if is_dragon(s.tile)]
-        if len(dragon_pungs) == 2 and pair is not None and is_dragon(pair):
+        dragon_pungs = stats.dragon_pungs
+        if len(dragon_pungs) == 2 and pair is not None and pair >= WHITE:
             out.append(("2 dragon pungs and dragon eyes", 3))
         else:
             for tile in dragon_pungs:
                 out.append((f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1))
+        chows = stats.chows
         if (
-            len(chows) == len(sets)
+            chows == stats.sets
             and not facts.has_honours
             and win.by == DISCARD
             and reading.special is None
         ):
             out.append(("Chows and eyes only, number tiles only, won on a discard", 1))
-        # Middle numbers: one family, highest applies.
-        one_suit = len(facts.suits) == 1 and not facts.has_honours
+        # Middle numbers and suits: one family each, the highest applies.
+        one_suit = facts.one_suit
         if facts.all_simples and one_suit:
             out.append(("All middle numbers of one suit", 4))
-        elif facts.all_simples and len(chows) == 4:
+        elif facts.all_simples and chows == 4:
             out.append(("4 chows, all middle numbers", 2))
         elif facts.all_simples:
             out.append(("Entire hand of middle numbers", 1))
@@ -241,37 +250,37 @@ class Singapore(RuleSet):
             out.append(("All letter tiles and one suit of number tiles", 1))
         if facts.no_simples:
             out.append(("No middle numbers", 1))
-        concealed_hand = all(m.concealed for m in hand.melds)
-        if concealed_hand and win.drawn:
+        drawn = win.by == SELF_DRAW or win.by == LOOSE_TILE
+        if drawn and all(m.concealed for m in hand.melds):
             out.append(("Concealed hand, won by drawing from the wall", 1))
         if win.by == LOOSE_TILE:
             out.append(("Win with a tile drawn from the back of the wall", 1))
-        if "last-tile" in win.flags and win.drawn:
-            out.append(("Win by drawing the last available tile", 1))
-        if "last-discard" in win.flags and win.by == DISCARD:
-            out.append(("Win on the discarded last available tile", 1))
-        if "robbing-kong" in win.flags:
-            out.append(("Win on a tile another player called for a kong", 1))
-        if "riichi" in win.flags:
-            out.append(("Win after declaring Riichi", 1))
-        starts = {s.tile for s in chows}
-        for base in (0, 9, 18):
-            if {base, base + 3, base + 6} <= starts:
-                out.append(("Sequence of 3 chows of one suit (1-9)", 1))
-                break
-        hidden = sum(1 for s in pungs if s.concealed)
-        pung_family = []
-        if len(pungs) == 4 and hidden == 3:
-            pung_family.append(("4 pungs, 3 of them hidden", 2))
-        if len(pungs) >= 3 and win.drawn:
-            pung_family.append(("3 pungs, won by drawing from the wall", 2))
-        if len(pungs) == 4:
-            pung_family.append(("4 pungs", 1))
-        if hidden >= 2:
-            pung_family.append(("2 hidden pungs", 1))
-        if pung_family:
-            out.append(max(pung_family, key=lambda item: item[1]))
-        if sum(1 for s in sets if s.kind == KONG) == 3:
+        flags = win.flags
+        if flags:
+            if "last-tile" in flags and drawn:
+                out.append(("Win by drawing the last available tile", 1))
+            if "last-discard" in flags and win.by == DISCARD:
+                out.append(("Win on the discarded last available tile", 1))
+            if "robbing-kong" in flags:
+                out.append(("Win on a tile another player called for a kong", 1))
+            if "riichi" in flags:
+                out.append(("Win after declaring Riichi", 1))
+        if chows >= 3:
+            starts = stats.chow_starts
+            for base in (0, 9, 18):
+                if base in starts and base + 3 in starts and base + 6 in starts:
+                    out.append(("Sequence of 3 chows of one suit (1-9)", 1))
+                    break
+        pungs, hidden = stats.pungs, stats.hidden_pungs
+        if pungs == 4 and hidden == 3:
+            out.append(("4 pungs, 3 of them hidden", 2))
+        elif pungs >= 3 and drawn:
+            out.append(("3 pungs, won by drawing from the wall", 2))
+        elif pungs == 4:
+            out.append(("4 pungs", 1))
+        elif hidden >= 2:
+            out.append(("2 hidden pungs", 1))
+        if stats.kongs == 3:
             out.append(("3 kongs", 1))
         return out
 
