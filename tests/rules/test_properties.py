@@ -14,6 +14,7 @@ from bot.rules.analysis import (
     is_complete,
     is_seven_pairs,
     is_thirteen_heads,
+    is_winning_shape,
     waits,
 )
 from bot.rules.hand import Situation
@@ -71,6 +72,21 @@ def test_ready_hand_waits_are_exactly_the_completing_tiles(seed, sets, from_comp
     assert waits(counts) == brute
     if removed is not None:
         assert removed in brute
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds)
+def test_winning_shape_is_any_of_the_three(seed) -> None:
+    rng = random.Random(seed)
+    for size in (14, 14, 14):
+        counts = counts_of(random_hand_tiles(rng, size))
+        expected = is_complete(counts) or is_seven_pairs(counts) or is_thirteen_heads(counts)
+        assert is_winning_shape(counts) == expected
+    hand, _ = random_complete_hand(rng, 4, declared_max=0)
+    assert is_winning_shape(counts_of(hand.concealed))
+    assert is_winning_shape(counts_of(parse_tiles("19m19p19s1234567z5z")))
+    assert is_winning_shape(counts_of(parse_tiles("1133m5577p99s1122z")))
+    assert not is_winning_shape(counts_of(parse_tiles("1111m5577p99s1122z")))
 
 
 @settings(max_examples=150, deadline=None)
