@@ -1,0 +1,94 @@
+"""Regenerate the subset fonts under ``renderer/assets/`` (a build-time tool, not run by the bot).
+
+Needs fontTools and Debian's fonts (``apt-get install -y fonts-noto-cjk fonts-dejavu-core
+fonts-dejavu-extra``). Run from the repository root::
+
+    python renderer/assets/build_font.py
+
+The CJK glyphs come from Noto Serif CJK TC Bold (SIL OFL 1.1, see ``OFL.txt``): a serif
+face reads closer to the brush characters of real tiles than the sans. Latin text uses
+DejaVu Sans (Bitstream Vera licence, see ``DejaVu-LICENSE.txt``). Only the characters in
+``renderer/glyphs.py`` are kept, so the committed files stay small.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fontTools import subset
+from fontTools.ttLib import TTCollection, TTFont
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from renderer.glyphs import CJK_TEXT, latin_codepoints  # noqa: E402
+
+NOTO = Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc")
+NOTO_FACE = "Noto Serif CJK TC Bold"
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+LATIN_FONTS = {
+    "DejaVuSans-Bold.ttf": "latin-bold.ttf",
+    "DejaVuSans.ttf": "latin-regular.ttf",
+    "DejaVuSansCondensed-Bold.ttf": "latin-condensed-bold.ttf",
+}
+
+
+def _options() -> subset.Options:
+    options = subset.Options()
+    # Pillow draws with FreeType and needs no layout tables, hinting or glyph names here.
+    options.layout_features = []
+    options.hinting = False
+    options.desubroutinize = True
+    options.glyph_names = False
+    options.notdef_outline = True
+    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]
+    return options
+
+
+def _rename(font: TTFont, family: str) -> None:
+    # The OFL asks modified versions not to pass as the original: name the subset plainly.
+    names = font["name"]
+    for record in list(names.names):
+        if record.nameID in (1, 4, 16):
+            names.setName(family, record.nameID, record.platformID, record.platEncID, record.langID)
+        elif record.nameID == 6:
+            names.setName(
+                family.replace(" ", ""),
+                record.nameID,
+                record.platformID,
+                record.platEncID,
+                record.langID,
+            )
+        elif record.nameID in (3, 17, 18):
+            names.removeNames(nameID=record.nameID)
+
+
+def build_cjk(out: Path) -> None:
+    collection = TTCollection(str(NOTO))
+    font = next(f for f in collection.fonts if f["name"].getDebugName(4) == NOTO_FACE)
+    subsetter = subset.Subsetter(_options())
+    subsetter.populate(text=CJK_TEXT)
+    subsetter.subset(font)
+    _rename(font, "Mahjong Bot Tile Glyphs")
+    font.save(str(out))
+
+
+def build_latin(src: Path, out: Path) -> None:
+    font = TTFont(str(src))
+    subsetter = subset.Subsetter(_options())
+    subsetter.populate(unicodes=sorted(latin_codepoints()))
+    subsetter.subset(font)
+    font.save(str(out))
+
+
+def main() -> None:
+    build_cjk(HERE / "tile-glyphs.otf")
+    for src, out in LATIN_FONTS.items():
+        build_latin(DEJAVU / src, HERE / out)
+    for path in sorted(HERE.glob("*.[ot]tf")):
+        print(f"{path.name}: {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()
