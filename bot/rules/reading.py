@@ -96,14 +96,36 @@ class Facts:
         )
         self._unique_wait: bool | None = None
 
-    def unique_wait(self, hand: Hand) -> bool:
+    def unique_wait(self, hand: Hand, reading: Reading | None = None) -> bool:
         """Whether the winning tile was the only kind that could complete the hand, computed
-        once per hand (see :func:`has_unique_wait`)."""
+        once per hand (see :func:`has_unique_wait`).
+
+        A reading often shows a second winning tile at once: a sequence open at both ends
+        (23 waiting on 1 or 4) or two pairs waiting to become a set (the other pair would have
+        made the set instead); then the full search is not needed."""
         if self._unique_wait is None:
-            self._unique_wait = self.win is not None and has_unique_wait(
-                hand, self.win, self.concealed, self.counts
-            )
+            if reading is not None and self._second_wait_in(reading):
+                self._unique_wait = False
+            else:
+                self._unique_wait = self.win is not None and has_unique_wait(
+                    hand, self.win, self.concealed, self.counts
+                )
         return self._unique_wait
+
+    def _second_wait_in(self, reading: Reading) -> bool:
+        role = reading.win_role
+        win = self.win
+        if win is None or win.tile is None:
+            return False
+        if role == "pung":
+            pair = reading.pairs[0]
+            return pair != win.tile and self.counts[pair] < 4
+        if role == "chow-open":
+            for s in reading.sets:
+                if s.winning:
+                    other = s.tile + 3 if win.tile == s.tile else s.tile - 1
+                    return self.counts[other] < 4
+        return False
 
 
 class SetStats:

@@ -25,9 +25,11 @@ class ScoreLine(NamedTuple):
         return f"{self.name}: {self.points}"
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(NamedTuple):
     """A hand's score: the lines in the book's order, the total, and how it was reached.
+
+    Immutable like the rest of the engine's values; a named tuple because the scorer builds one
+    per reading of every hand and it is several times cheaper to make than a dataclass.
 
     ``total`` is the hand's value before any cap on payments; a limit hand is worth the limit
     (``limit_hand`` names it). ``reading`` is the way of counting the hand that scored best;

@@ -126,7 +126,7 @@ class PungChow(RuleSet):
                 lines.push(fixed["loose-tile"])
             if win.drawn:
                 lines.push(fixed["drawn"])
-            if facts.unique_wait(hand):
+            if facts.unique_wait(hand, reading):
                 lines.push(fixed["only-place"])
         bonus_lines = len(lines.items)
         own = EAST + situation.seat_wind

@@ -58,6 +58,37 @@ LIMIT_HAND_NAMES = {
 }
 
 
+_SEQUENCE_BY_DRAW = ScoreLine("Filling a sequence by draw to complete hand", 4, 0, EXPLAIN)
+_SEQUENCE_MIDDLE = ScoreLine(
+    "Filling a sequence in the middle by chow to complete hand", 2, 0, EXPLAIN
+)
+_SEQUENCE_EDGE = ScoreLine(
+    "Filling a sequence on the only open end by chow to complete hand", 2, 0, EXPLAIN
+)
+_NO_OTHER_SCORE = ScoreLine("No other score in hand or on table than Mah-Jongg", 10, 0, VALUES)
+_NO_SEQUENCES = ScoreLine("No sequences (Tei Tei Woo)", 0, 1, DOUBLING)
+_OWN_WIND = ScoreLine("Set of own wind", 0, 1, DOUBLING)
+_OWN_WIND_IN_OWN_ROUND = ScoreLine("Set of own wind in own wind round", 0, 2, DOUBLING)
+_DRAGON_SET = {
+    tile: ScoreLine(f"Set of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 0, 1, DOUBLING)
+    for tile in DRAGONS
+}
+
+
+@cache
+def other_pair_line(tile: int, points: int) -> ScoreLine:
+    return ScoreLine(f"Pair of {tile_name(tile).lower()}s", points, 0, VALUES)
+
+
+@cache
+def pair_completion_line(tile: int, seat_wind: int, round_wind: int, drawn: bool) -> ScoreLine:
+    """The winning tile matched the final pair (p.65-66, items 1-6)."""
+    name, points = PungChowLimit.completing_pair_points(
+        tile, Situation(seat_wind, round_wind), drawn
+    )
+    return ScoreLine(name, points, 0, EXPLAIN)
+
+
 @cache
 def value_line(kind: int, tile: int, concealed: bool, winning_hand: bool) -> ScoreLine:
     """A set's line from the winning-hand or the other-hands table (p.65), built once."""
@@ -168,23 +199,24 @@ class PungChowLimit(PungChow):
             if s.kind == PUNG or s.kind == KONG:
                 lines.push(value_line(s.kind, s.tile, s.concealed, True))
         pair = reading.pairs[0]
-        if reading.win_role == "pair":
-            name, points = self.completing_pair_points(pair, situation, drawn)
-            lines.add(name, points, EXPLAIN)
+        role = reading.win_role
+        if role == "pair":
+            lines.push(pair_completion_line(pair, situation.seat_wind, situation.round_wind, drawn))
         else:
             points = self.pair_points(pair, situation)
-            lines.add(f"Pair of {tile_name(pair).lower()}s", points, VALUES)
-        role = reading.win_role
+            if points:
+                lines.push(other_pair_line(pair, points))
         if role is not None and role.startswith("chow"):
             if drawn:
-                lines.add("Filling a sequence by draw to complete hand", 4, EXPLAIN)
-            elif role != "chow-open":
-                where = "in the middle" if role == "chow-middle" else "on the only open end"
-                lines.add(f"Filling a sequence {where} by chow to complete hand", 2, EXPLAIN)
+                lines.push(_SEQUENCE_BY_DRAW)
+            elif role == "chow-middle":
+                lines.push(_SEQUENCE_MIDDLE)
+            elif role == "chow-edge":
+                lines.push(_SEQUENCE_EDGE)
         if len(lines.items) == 1:
-            lines.add("No other score in hand or on table than Mah-Jongg", 10, VALUES)
+            lines.push(_NO_OTHER_SCORE)
         if not any(s.kind == CHOW for s in reading.sets):
-            lines.double("No sequences (Tei Tei Woo)", 1, DOUBLING)
+            lines.push(_NO_SEQUENCES)
         self.add_set_doubles(lines, reading, situation)
         if facts.one_suit:
             lines.double("All one suit", 3, DOUBLING)
@@ -214,11 +246,9 @@ class PungChowLimit(PungChow):
                 lines.push(value_line(s.kind, s.tile, s.concealed, False))
         best_pair = max(reading.pairs, key=lambda t: self.pair_points(t, situation), default=None)
         if best_pair is not None:
-            lines.add(
-                f"Pair of {tile_name(best_pair).lower()}s",
-                self.pair_points(best_pair, situation),
-                VALUES,
-            )
+            points = self.pair_points(best_pair, situation)
+            if points:
+                lines.push(other_pair_line(best_pair, points))
         self.add_set_doubles(lines, reading, situation)
         self.add_bonus_doubles(lines, hand, situation)
         return Score(tuple(lines.items), lines.total, reading=reading)
@@ -228,15 +258,18 @@ class PungChowLimit(PungChow):
         """Doubling honours 1-5 (p.67): own wind once, own wind in own round twice, each
         dragon set once."""
         own = wind_tile(situation.seat_wind)
+        dragons = []
         for s in reading.sets:
-            if s.kind in (PUNG, KONG) and s.tile == own:
-                if situation.round_wind == situation.seat_wind:
-                    lines.double("Set of own wind in own wind round", 2, DOUBLING)
-                else:
-                    lines.double("Set of own wind", 1, DOUBLING)
-        for s in reading.sets:
-            if s.kind in (PUNG, KONG) and is_dragon(s.tile):
-                lines.double(f"Set of {DRAGON_NAMES[s.tile - WHITE].lower()} dragons", 1, DOUBLING)
+            if s.kind == PUNG or s.kind == KONG:
+                if s.tile == own:
+                    if situation.round_wind == situation.seat_wind:
+                        lines.push(_OWN_WIND_IN_OWN_ROUND)
+                    else:
+                        lines.push(_OWN_WIND)
+                elif s.tile >= WHITE:
+                    dragons.append(_DRAGON_SET[s.tile])
+        for line in dragons:
+            lines.push(line)
 
 
 def washing_payments(seat: int, heads: int, seats: list[int]) -> list[Payment]:

@@ -9,9 +9,10 @@ Renchon antes as the text gives them. Where bonuses overlap, docs/rules.md says 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
 
-from bot.rules.analysis import KONG, PUNG
+from bot.rules.analysis import KONG, PAIR, PUNG
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats
@@ -25,7 +26,6 @@ from bot.rules.tiles import (
     WHITE,
     bonus_wind,
     is_head,
-    is_honour,
     is_wind,
     tile_name,
 )
@@ -54,6 +54,30 @@ MAXIMUM_HANDS = {
     "thirteen-orphans": "7 different honours and the 1 and 9 of each suit, with eyes",
     "ninth-renchon": "East wins the ninth Renchon game",
 }
+
+
+_MAHJONG = ScoreLine("Mah-Jongg", 20, 0, FUND)
+_EYE_OR_CHOW = ScoreLine("Win by making an eye or a chow", 2, 0, FUND)
+_DRAWN = ScoreLine("Win by drawing from the wall", 2, 0, FUND)
+
+
+@cache
+def bonus_line(name: str, doubles: int) -> ScoreLine:
+    return ScoreLine(name, 0, doubles, MULT)
+
+
+@cache
+def fundamental_line(kind: int, tile: int, concealed: bool) -> ScoreLine:
+    """The fundamental-points line of a set, honour eyes (PAIR) or a flower (kind -1)."""
+    if kind == -1:
+        return ScoreLine(tile_name(tile), 4, 0, FUND)
+    if kind == PAIR:
+        return ScoreLine(f"Eyes of honours ({tile_name(tile)})", 2, 0, FUND)
+    table = PUNG_POINTS if kind == PUNG else KONG_POINTS
+    word = "Pung" if kind == PUNG else "Kong"
+    where = "hidden" if concealed else "exposed"
+    points = table[is_head(tile)][1 if concealed else 0]
+    return ScoreLine(f"{word} of {tile_name(tile)} ({where})", points, 0, FUND)
 
 
 def round_to_ten(points: int) -> int:
@@ -168,27 +192,20 @@ class Singapore(RuleSet):
         if reading.special == "seven-pairs":
             lines.add("7 eyes: total score for the hand", 100, FUND)
             return Score(tuple(lines.items), 100, reading=reading, winner=True)
-        lines.add("Mah-Jongg", 20, FUND)
+        lines.push(_MAHJONG)
         for pair in reading.pairs:
-            if is_honour(pair):
-                lines.add(f"Eyes of honours ({tile_name(pair)})", 2, FUND)
+            if pair >= 27:
+                lines.push(fundamental_line(PAIR, pair, True))
         for s in reading.sets:
-            if s.kind in (PUNG, KONG):
-                table = PUNG_POINTS if s.kind == PUNG else KONG_POINTS
-                word = "Pung" if s.kind == PUNG else "Kong"
-                where = "hidden" if s.concealed else "exposed"
-                lines.add(
-                    f"{word} of {tile_name(s.tile)} ({where})",
-                    table[is_head(s.tile)][1 if s.concealed else 0],
-                    FUND,
-                )
+            if s.kind == PUNG or s.kind == KONG:
+                lines.push(fundamental_line(s.kind, s.tile, s.concealed))
         for tile in hand.flowers:
-            lines.add(tile_name(tile), 4, FUND)
+            lines.push(fundamental_line(-1, tile, True))
         role = reading.win_role
-        if role == "pair" or (role is not None and role.startswith("chow")):
-            lines.add("Win by making an eye or a chow", 2, FUND)
+        if role is not None and role != "pung":
+            lines.push(_EYE_OR_CHOW)
         if win.drawn:
-            lines.add("Win by drawing from the wall", 2, FUND)
+            lines.push(_DRAWN)
         bonuses = self.bonuses(reading, stats, facts, hand, situation, win)
         concealed_hand = all(m.concealed for m in hand.melds)
         if concealed_hand and win.by == DISCARD and not bonuses:
@@ -199,8 +216,8 @@ class Singapore(RuleSet):
             lines.items[-1] = lines.items[-1]._replace(
                 name=f"Rounded to the nearest 10 ({rounded})"
             )
-        for name, doubles in bonuses:
-            lines.double(name, doubles, MULT)
+        for line in bonuses:
+            lines.push(line)
         return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
 
     def bonuses(
@@ -211,23 +228,23 @@ class Singapore(RuleSet):
         hand: Hand,
         situation: Situation,
         win: Win,
-    ) -> list[tuple[str, int]]:
+    ) -> list[ScoreLine]:
         """The multipliers that apply, as doubles (x2 = 1, x4 = 2, x8 = 3, x16 = 4). Of the
         overlapping families only the highest counts (docs/rules.md)."""
-        out: list[tuple[str, int]] = []
+        out: list[ScoreLine] = []
         seat = situation.seat_wind
         for tile in hand.flowers:
             if bonus_wind(tile) == seat:
-                out.append((f"{tile_name(tile)}: own seat", 1))
+                out.append(bonus_line(f"{tile_name(tile)}: own seat", 1))
         pair = stats.pair
         if EAST + seat in stats.wind_pungs:
-            out.append(("Pung of seat wind", 1))
+            out.append(bonus_line("Pung of seat wind", 1))
         dragon_pungs = stats.dragon_pungs
         if len(dragon_pungs) == 2 and pair is not None and pair >= WHITE:
-            out.append(("2 dragon pungs and dragon eyes", 3))
+            out.append(bonus_line("2 dragon pungs and dragon eyes", 3))
         else:
             for tile in dragon_pungs:
-                out.append((f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1))
+                out.append(bonus_line(f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1))
         chows = stats.chows
         if (
             chows == stats.sets
@@ -235,53 +252,53 @@ class Singapore(RuleSet):
             and win.by == DISCARD
             and reading.special is None
         ):
-            out.append(("Chows and eyes only, number tiles only, won on a discard", 1))
+            out.append(bonus_line("Chows and eyes only, number tiles only, won on a discard", 1))
         # Middle numbers and suits: one family each, the highest applies.
         one_suit = facts.one_suit
         if facts.all_simples and one_suit:
-            out.append(("All middle numbers of one suit", 4))
+            out.append(bonus_line("All middle numbers of one suit", 4))
         elif facts.all_simples and chows == 4:
-            out.append(("4 chows, all middle numbers", 2))
+            out.append(bonus_line("4 chows, all middle numbers", 2))
         elif facts.all_simples:
-            out.append(("Entire hand of middle numbers", 1))
+            out.append(bonus_line("Entire hand of middle numbers", 1))
         elif one_suit:
-            out.append(("All number tiles of one suit", 3))
+            out.append(bonus_line("All number tiles of one suit", 3))
         elif facts.one_suit_with_honours:
-            out.append(("All letter tiles and one suit of number tiles", 1))
+            out.append(bonus_line("All letter tiles and one suit of number tiles", 1))
         if facts.no_simples:
-            out.append(("No middle numbers", 1))
+            out.append(bonus_line("No middle numbers", 1))
         drawn = win.by == SELF_DRAW or win.by == LOOSE_TILE
         if drawn and all(m.concealed for m in hand.melds):
-            out.append(("Concealed hand, won by drawing from the wall", 1))
+            out.append(bonus_line("Concealed hand, won by drawing from the wall", 1))
         if win.by == LOOSE_TILE:
-            out.append(("Win with a tile drawn from the back of the wall", 1))
+            out.append(bonus_line("Win with a tile drawn from the back of the wall", 1))
         flags = win.flags
         if flags:
             if "last-tile" in flags and drawn:
-                out.append(("Win by drawing the last available tile", 1))
+                out.append(bonus_line("Win by drawing the last available tile", 1))
             if "last-discard" in flags and win.by == DISCARD:
-                out.append(("Win on the discarded last available tile", 1))
+                out.append(bonus_line("Win on the discarded last available tile", 1))
             if "robbing-kong" in flags:
-                out.append(("Win on a tile another player called for a kong", 1))
+                out.append(bonus_line("Win on a tile another player called for a kong", 1))
             if "riichi" in flags:
-                out.append(("Win after declaring Riichi", 1))
+                out.append(bonus_line("Win after declaring Riichi", 1))
         if chows >= 3:
             starts = stats.chow_starts
             for base in (0, 9, 18):
                 if base in starts and base + 3 in starts and base + 6 in starts:
-                    out.append(("Sequence of 3 chows of one suit (1-9)", 1))
+                    out.append(bonus_line("Sequence of 3 chows of one suit (1-9)", 1))
                     break
         pungs, hidden = stats.pungs, stats.hidden_pungs
         if pungs == 4 and hidden == 3:
-            out.append(("4 pungs, 3 of them hidden", 2))
+            out.append(bonus_line("4 pungs, 3 of them hidden", 2))
         elif pungs >= 3 and drawn:
-            out.append(("3 pungs, won by drawing from the wall", 2))
+            out.append(bonus_line("3 pungs, won by drawing from the wall", 2))
         elif pungs == 4:
-            out.append(("4 pungs", 1))
+            out.append(bonus_line("4 pungs", 1))
         elif hidden >= 2:
-            out.append(("2 hidden pungs", 1))
+            out.append(bonus_line("2 hidden pungs", 1))
         if stats.kongs == 3:
-            out.append(("3 kongs", 1))
+            out.append(bonus_line("3 kongs", 1))
         return out
 
     # -- settling ----------------------------------------------------------------------------
