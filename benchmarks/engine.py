@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for (hand, win), situation in zip(items, sits, strict=True):
                 rules.score(hand, situation, win, opts)
 
-        per_second = rate(score_all, len(sample), repeats=3)
+        per_second = rate(score_all, len(sample), repeats=7)
         totals = [
             ruleset.score(h, s, w, options).total
             for (h, w), s in zip(sample, situations, strict=True)

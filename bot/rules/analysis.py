@@ -208,16 +208,19 @@ def arrangements(counts: Sequence[int]) -> list[Arrangement]:
     s0, s1, s2, s3 = get(p0), get(p1), get(p2), _HONOUR_TABLE.get(p3)
     if s0 is None or s1 is None or s2 is None or s3 is None or s0 + s1 + s2 + s3 != 1:
         return []
-    chosen = [
-        _cached_part(pattern, part)
-        for part, pattern in enumerate((p0, p1, p2, p3))
-        if pattern != _EMPTY_PARTS[part]
-    ]
-    if all(len(options) == 1 for options in chosen):
-        return [sum((options[0] for options in chosen), ())]
     result: list[Arrangement] = [()]
-    for options in chosen:
-        result = [r + option for r in result for option in options]
+    caches = _ARRANGEMENT_CACHES
+    for part, pattern in ((0, p0), (1, p1), (2, p2), (3, p3)):
+        if pattern == _EMPTY_PARTS[part]:
+            continue
+        options = caches[part].get(pattern)
+        if options is None:
+            options = _cached_part(pattern, part)
+        if len(options) == 1:
+            only = options[0]
+            result = [r + only for r in result] if len(result) > 1 else [result[0] + only]
+        else:
+            result = [r + option for r in result for option in options]
     return result
 
 

@@ -75,24 +75,19 @@ class Facts:
         self.win = win
         self.flowers = hand.flowers
         b = bytes(counts)
-        suits = set()
-        if b[0:9] != _EMPTY_SUIT:
-            suits.add(0)
-        if b[9:18] != _EMPTY_SUIT:
-            suits.add(1)
-        if b[18:27] != _EMPTY_SUIT:
-            suits.add(2)
-        self.suits = suits
+        used = (b[0:9] != _EMPTY_SUIT, b[9:18] != _EMPTY_SUIT, b[18:27] != _EMPTY_SUIT)
+        self.suits = used
+        n_suits = used[0] + used[1] + used[2]
         honours = b[27:34] != _NO_SIMPLES
         self.has_honours = honours
-        self.all_honours = honours and not suits
-        self.one_suit = len(suits) == 1 and not honours
-        self.one_suit_with_honours = len(suits) == 1 and honours
+        self.all_honours = honours and not n_suits
+        self.one_suit = n_suits == 1 and not honours
+        self.one_suit_with_honours = n_suits == 1 and honours
         no_simples = b[1:8] == _NO_SIMPLES and b[10:17] == _NO_SIMPLES and b[19:26] == _NO_SIMPLES
         self.no_simples = no_simples
         self.terminals_only = no_simples and not honours
         self.all_simples = (
-            not honours and not (b[0] or b[8] or b[9] or b[17] or b[18] or b[26]) and bool(suits)
+            not honours and not (b[0] or b[8] or b[9] or b[17] or b[18] or b[26]) and n_suits > 0
         )
         self._unique_wait: bool | None = None
 
@@ -212,7 +207,10 @@ def winning_readings(
     for arrangement in arrangements(concealed):
         if len(arrangement) - 1 + n_declared != sets_needed:
             continue
-        pair = next(s.tile for s in arrangement if s.kind == PAIR)
+        for item in arrangement:
+            if item.kind == PAIR:
+                pair = item.tile
+                break
         if win_tile is None:
             readings.append(Reading(declared + arrangement, (pair,)))
             continue

@@ -159,7 +159,7 @@ class Singapore(RuleSet):
     def _nine_gates(facts: Facts) -> bool:
         if not facts.one_suit:
             return False
-        base = next(iter(facts.suits)) * 9
+        base = facts.suits.index(True) * 9
         counts = facts.counts[base : base + 9]
         extra = [c - need for c, need in zip(counts, (3, 1, 1, 1, 1, 1, 1, 1, 3), strict=True)]
         return min(extra) >= 0 and sum(extra) == 1 and extra[0] == extra[8] == 0
