@@ -14,18 +14,17 @@ from dataclasses import replace
 from typing import Any
 
 from bot.rules.analysis import is_complete, is_seven_pairs, is_thirteen_heads, waits
+from bot.rules.game import actions as ev
 from bot.rules.game import claims, rounds, scoring
 from bot.rules.game.actions import (
     CLAIMED,
     DEALT,
     DISCARDED,
-    DREW,
     DRAWN_HAND,
+    DREW,
     FALSE_MAHJONG,
     FLOWER,
     FURITEN,
-    GAME_OVER as GAME_OVER_EVENT,
-    HAND_OVER as HAND_OVER_EVENT,
     KONG,
     LOOSE,
     PASSED,
@@ -333,8 +332,13 @@ class _Ctx:
         return frozenset(flags)
 
     def make_win(
-        self, seat: int, tile: int | None, by: str, discarder: int | None,
-        window: ClaimWindow | None, last_tile: bool,
+        self,
+        seat: int,
+        tile: int | None,
+        by: str,
+        discarder: int | None,
+        window: ClaimWindow | None,
+        last_tile: bool,
     ) -> Win:
         flags = self.win_flags(seat, by, window, last_tile)
         if by == BY_DEALT:
@@ -497,7 +501,12 @@ class _Tx(_Ctx):
         self._seats[seat] = replace(self._seats[seat], **changes)
 
     def event(
-        self, kind: str, seat: int | None, tile: int | None = None, *, text: str = "",
+        self,
+        kind: str,
+        seat: int | None,
+        tile: int | None = None,
+        *,
+        text: str = "",
         private: int | None = None,
     ) -> None:
         self.events.append(Event(kind, seat, tile, text, private))
@@ -591,12 +600,12 @@ class _Tx(_Ctx):
             for tile in bonus:
                 st = self._seats[seat]
                 if st.drawn == tile:
-                    self.seat_update(seat, drawn=None, source="", flowers=st.flowers + (tile,))
+                    self.seat_update(seat, drawn=None, source="", flowers=(*st.flowers, tile))
                     into_drawn = True
                 else:
                     concealed = list(st.concealed)
                     concealed.remove(tile)
-                    self.seat_update(seat, concealed=tuple(concealed), flowers=st.flowers + (tile,))
+                    self.seat_update(seat, concealed=tuple(concealed), flowers=(*st.flowers, tile))
                     into_drawn = False
                 self.event(FLOWER, seat, tile, text=f"{self.name(seat)} exposes {tile_name(tile)}")
                 if not self._wall.can_draw:
@@ -609,9 +618,7 @@ class _Tx(_Ctx):
                 else:
                     self.seat_update(seat, concealed=tuple(sorted((*st.concealed, loose))))
                 self.set(last_tile=not self._wall.can_draw)
-                self.event(
-                    LOOSE, seat, text=f"{self.name(seat)} draws a loose tile", private=loose
-                )
+                self.event(LOOSE, seat, text=f"{self.name(seat)} draws a loose tile", private=loose)
 
     # -- turns ------------------------------------------------------------------------------
     def begin_turn(self, seat: int) -> None:
@@ -662,7 +669,7 @@ class _Tx(_Ctx):
             concealed=concealed,
             drawn=None,
             source="",
-            discards=st.discards + (tile,),
+            discards=(*st.discards, tile),
             original=False,
             riichi=st.riichi or riichi,
         )
@@ -736,7 +743,7 @@ class _Tx(_Ctx):
 
     def add_meld(self, seat: int, meld: Meld) -> None:
         st = self._seats[seat]
-        self.seat_update(seat, melds=st.melds + (meld,), original=False)
+        self.seat_update(seat, melds=(*st.melds, meld), original=False)
 
     def after_kong(self, seat: int) -> None:
         """The singapore four-kong rule, then the loose tile (Pung Chow p.22)."""
@@ -783,14 +790,14 @@ class _Tx(_Ctx):
         over = rounds.is_over(box, self.state.config)
         self.set(
             result=result,
-            results=self.get("results") + (result,),
+            results=(*self.get("results"), result),
             net=net,
             phase=GAME_OVER if over else HAND_OVER,
             claim=None,
         )
-        self.event(HAND_OVER_EVENT, None, text=f"hand {result.number} is over ({result.kind})")
+        self.event(ev.HAND_OVER, None, text=f"hand {result.number} is over ({result.kind})")
         if over:
-            self.event(GAME_OVER_EVENT, None, text="the game is over")
+            self.event(ev.GAME_OVER, None, text="the game is over")
 
     def box(self) -> rounds.Box:
         return rounds.Box(
@@ -881,7 +888,7 @@ def _claim_phase(tx: _Tx, seat: int | None, what: str) -> int:
 
 
 def _do_pass(tx: _Tx, action: Pass) -> None:
-    seat = _claim_phase(tx, action.seat, "pass on")
+    _claim_phase(tx, action.seat, "pass on")
     if not _respond(tx, action):
         raise IllegalAction("you are not asked about this discard")
 
@@ -937,9 +944,7 @@ def _do_kong(tx: _Tx, action: Kong) -> None:
             "fourth in hand (Pung Chow p.22-23)"
         )
     st = tx.seats[seat]
-    pung = next(
-        (m for m in st.melds if m.kind is Kind.PUNG and m.tile == action.tile), None
-    )
+    pung = next((m for m in st.melds if m.kind is Kind.PUNG and m.tile == action.tile), None)
     if pung is not None:
         tx.remove(seat, [action.tile])
         st = tx.seats[seat]

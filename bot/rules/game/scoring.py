@@ -47,9 +47,7 @@ def situation(state: GameState, seat: int) -> Situation:
 
 def _base(state: GameState, kind: str, **fields) -> HandResult:
     winds = tuple(state.wind_of(s) if state.occupied[s] else None for s in range(4))
-    hands = tuple(
-        seat_hand(state.seats[s]) if state.occupied[s] else None for s in range(4)
-    )
+    hands = tuple(seat_hand(state.seats[s]) if state.occupied[s] else None for s in range(4))
     return HandResult(
         number=state.deal,
         kind=kind,
@@ -152,9 +150,7 @@ def _liable(
         return None
     winner_hand = hands[winner]
     assert winner_hand is not None
-    if discarder_is_liable(
-        winner_hand, win, hands[discarder], situation(state, discarder)
-    ):
+    if discarder_is_liable(winner_hand, win, hands[discarder], situation(state, discarder)):
         return discarder
     return None
 
