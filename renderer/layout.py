@@ -1,0 +1,177 @@
+"""Placing tiles and text: seat frames, a painter's-order scene, and text helpers.
+
+A seat's tiles are laid out in its own frame, as the player sitting there sees them: ``u``
+runs along the row to the player's right, ``v`` away from the player towards the middle of
+the table. A :class:`Frame` maps that onto the image for each side of the table, and the
+:class:`Scene` pastes sprites from the top of the image down, so a tile's visible thickness
+is covered by the tile in front of it, as on a real table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PIL import Image, ImageDraw, ImageFont
+
+from renderer import style
+from renderer.fonts import font, latin_safe
+from renderer.style import Color
+from renderer.tile_cache import depth, face_height, tile_sprite
+
+Rect = tuple[int, int, int, int]  # x, y, w, h on the image
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A seat's frame: an origin on the image and the image directions of ``u`` and ``v``.
+
+    ``rotation`` is how far (counter-clockwise, degrees) the seat's tiles are turned so that
+    they face their owner: 0 at the bottom, 90 on the right, 180 at the top, 270 on the left.
+    """
+
+    ox: float
+    oy: float
+    eu: tuple[int, int]
+    ev: tuple[int, int]
+    rotation: int
+
+    @classmethod
+    def for_side(cls, side: int, size_w: int, size_h: int) -> Frame:
+        """The frame of the seat on a side (0 bottom, 1 right, 2 top, 3 left) of an image,
+        with its origin at that player's left-hand corner."""
+        if side == 0:
+            return cls(0, size_h, (1, 0), (0, -1), 0)
+        if side == 1:
+            return cls(size_w, size_h, (0, -1), (-1, 0), 90)
+        if side == 2:
+            return cls(size_w, 0, (-1, 0), (0, 1), 180)
+        return cls(0, 0, (0, 1), (1, 0), 270)
+
+    def point(self, u: float, v: float) -> tuple[float, float]:
+        return (
+            self.ox + u * self.eu[0] + v * self.ev[0],
+            self.oy + u * self.eu[1] + v * self.ev[1],
+        )
+
+    def rect(self, u: float, v: float, du: float, dv: float) -> Rect:
+        x0, y0 = self.point(u, v)
+        x1, y1 = self.point(u + du, v + dv)
+        x, y = min(x0, x1), min(y0, y1)
+        return (round(x), round(y), round(abs(x1 - x0)), round(abs(y1 - y0)))
+
+
+@dataclass(slots=True)
+class Placed:
+    """A tile laid in a seat frame: ``u``, ``v`` is its corner nearest the frame's origin."""
+
+    tile: int
+    u: float
+    v: float
+    width: int
+    sideways: bool = False
+    dim: bool = False
+    outline: Color | None = None
+
+    @property
+    def du(self) -> int:
+        return face_height(self.width) if self.sideways else self.width
+
+    @property
+    def dv(self) -> int:
+        return self.width if self.sideways else face_height(self.width)
+
+
+@dataclass(slots=True)
+class Scene:
+    """An image under construction: sprites are queued and pasted in painter's order."""
+
+    image: Image.Image
+    index: bool = True
+    _sprites: list[tuple[int, int, int, Image.Image]] = field(default_factory=list)
+    _outlines: list[tuple[Rect, Color, int]] = field(default_factory=list)
+
+    @property
+    def draw(self) -> ImageDraw.ImageDraw:
+        return ImageDraw.Draw(self.image)
+
+    def sprite(self, sprite: Image.Image, x: int, y: int) -> None:
+        self._sprites.append((y, x, len(self._sprites), sprite))
+
+    def tile(self, frame: Frame, item: Placed) -> Rect:
+        """Queue a tile laid in a frame; returns the rectangle of its face on the image."""
+        rotation = (frame.rotation + (90 if item.sideways else 0)) % 360
+        rect = frame.rect(item.u, item.v, item.du, item.dv)
+        sprite = tile_sprite(item.tile, item.width, rotation, self.index, item.dim)
+        self.sprite(sprite, rect[0], rect[1])
+        if item.outline is not None:
+            self.outline(rect, item.outline, item.width)
+        return rect
+
+    def outline(self, rect: Rect, color: Color, width: int) -> None:
+        self._outlines.append((rect, color, width))
+
+    def flush(self) -> None:
+        for y, x, _, sprite in sorted(self._sprites, key=lambda s: s[:3]):
+            self.image.paste(sprite, (x, y), sprite)
+        self._sprites.clear()
+        d = ImageDraw.Draw(self.image)
+        for (x, y, w, h), color, tile_w in self._outlines:
+            # Around the face and its visible side, a little outside the tile.
+            pad = max(2, tile_w // 12)
+            line = max(2, tile_w // 10)
+            d.rounded_rectangle(
+                (x - pad, y - pad, x + w + pad - 1, y + h + depth(tile_w) + pad - 1),
+                radius=tile_w // 5,
+                outline=color,
+                width=line,
+            )
+        self._outlines.clear()
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+def text_width(f: ImageFont.FreeTypeFont, text: str) -> float:
+    return f.getlength(text)
+
+
+def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
+    """``text`` cut with an ellipsis to fit ``max_width`` pixels."""
+    text = latin_safe(text)
+    if f.getlength(text) <= max_width:
+        return text
+    while text and f.getlength(text + "…") > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
+    """Greedy word wrap; the last line is ellipsized if the text does not fit."""
+    words = latin_safe(text).split()
+    lines: list[str] = []
+    current = ""
+    for i, word in enumerate(words):
+        trial = f"{current} {word}".strip()
+        if f.getlength(trial) <= max_width or not current:
+            current = trial
+            continue
+        lines.append(current)
+        current = word
+        if len(lines) == max_lines - 1:
+            current = " ".join(words[i:])
+            break
+    if current:
+        lines.append(ellipsize(current, f, max_width))
+    return lines[:max_lines]
+
+
+def text(
+    d: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    value: str,
+    name: str,
+    size: int,
+    fill: Color = style.TEXT,
+    anchor: str = "la",
+) -> None:
+    d.text(xy, latin_safe(value), font=font(name, size), fill=fill, anchor=anchor)

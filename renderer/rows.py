@@ -1,0 +1,121 @@
+"""A player's row of tiles (concealed, drawn, melds, flowers) laid out in the seat's frame.
+
+Shared by the table, the private hand and the score card so that a meld looks the same
+everywhere: the claimed tile turned sideways on the side of the player it came from (left
+neighbour: left end; opposite: middle; right neighbour: right end), a kong made by adding a
+drawn tile to an exposed pung has that tile stacked on the sideways one, and a concealed
+kong shows its two end tiles face down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from bot.rules.game.view import SeatView
+from bot.rules.melds import Kind, Meld
+from renderer.layout import Placed
+from renderer.style import Color
+from renderer.tile_art import BACK
+from renderer.tile_cache import face_height
+
+
+def hidden_hand(seat: SeatView) -> bool:
+    return seat.concealed is None
+
+
+def concealed_tiles(seat: SeatView) -> tuple[list[int], int | None]:
+    """The tiles to draw for the concealed part and the one to set apart (or None).
+
+    A hidden hand is all backs: its count is public, its tiles never reach the image (not
+    even ``drawn``, whose value is ignored; only its presence counts, as the count does).
+    The last back is set apart when the hand holds one tile more than a complete count,
+    i.e. its owner has drawn and not yet discarded.
+    """
+    if seat.concealed is None:
+        n = seat.concealed_count + (1 if seat.drawn is not None else 0)
+        extra = (n + 3 * len(seat.melds)) % 3 == 2
+        if extra and n > 0:
+            return [BACK] * (n - 1), BACK
+        return [BACK] * n, None
+    return sorted(seat.concealed), seat.drawn
+
+
+def row_items(
+    tiles: Iterable[int],
+    width: int,
+    u: float,
+    *,
+    dim: bool = False,
+    marks: frozenset[int] = frozenset(),
+    mark_color: Color | None = None,
+) -> tuple[list[Placed], float]:
+    """Upright tiles side by side from ``u``; returns the items and the ``u`` after them."""
+    items = []
+    for tile in tiles:
+        outline = mark_color if tile in marks and tile != BACK else None
+        items.append(Placed(tile, u, 0, width, dim=dim, outline=outline))
+        u += width
+    return items, u
+
+
+def claimed_position(meld: Meld, seat: int) -> int | None:
+    """Which slot of a meld holds the claimed tile (turned sideways), or None."""
+    if meld.claimed is None or meld.concealed:
+        return None
+    last = meld.size - 1
+    if meld.from_seat is None:
+        return 0
+    relative = (meld.from_seat - seat) % 4
+    return {3: 0, 2: 1, 1: last}.get(relative, 0)
+
+
+def meld_items(meld: Meld, seat: int, width: int, u: float) -> tuple[list[Placed], float]:
+    """One meld laid from ``u``; returns the items and the ``u`` after it."""
+    tiles = list(meld.tiles)
+    if meld.kind is Kind.KONG and meld.concealed:
+        tiles[0] = tiles[-1] = BACK
+        return row_items(tiles, width, u)
+    slot = claimed_position(meld, seat)
+    if meld.kind is Kind.CHOW and meld.claimed is not None:
+        # The claimed tile goes first (it came from the left), the other two in order.
+        rest = list(meld.tiles)
+        rest.remove(meld.claimed)
+        tiles = [meld.claimed, *rest]
+    if meld.added and meld.kind is Kind.KONG:
+        # An added kong: three tiles in a row, the fourth stacked on the sideways one.
+        tiles = tiles[:3]
+        slot = 0 if slot is None else min(slot, 2)
+    items: list[Placed] = []
+    h = face_height(width)
+    for i, tile in enumerate(tiles):
+        if i == slot:
+            items.append(Placed(tile, u, 0, width, sideways=True))
+            if meld.added and meld.kind is Kind.KONG:
+                items.append(Placed(tile, u, width, width, sideways=True))
+            u += h
+        else:
+            items.append(Placed(tile, u, 0, width))
+            u += width
+    return items, u
+
+
+def melds_items(
+    melds: Sequence[Meld], seat: int, width: int, u: float, gap: float
+) -> tuple[list[Placed], float]:
+    items: list[Placed] = []
+    for i, meld in enumerate(melds):
+        if i:
+            u += gap
+        placed, u = meld_items(meld, seat, width, u)
+        items.extend(placed)
+    return items, u
+
+
+def melds_length(melds: Sequence[Meld], seat: int, width: int, gap: float) -> float:
+    return melds_items(melds, seat, width, 0, gap)[1]
+
+
+def row_height(melds: Sequence[Meld], width: int) -> int:
+    """How far a row reaches from its base: a stacked added kong is two tiles' widths."""
+    stacked = any(m.added and m.kind is Kind.KONG for m in melds)
+    return max(face_height(width), 2 * width if stacked else 0)

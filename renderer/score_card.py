@@ -1,0 +1,281 @@
+"""The reveal and score card: every hand laid open, the winning tile marked, each hand's
+itemised score, and who paid whom, as one image.
+
+The winner's block comes first, then the others in turn order from the winner. ``scores``
+is indexed by physical seat; payments name physical seats (as the game engine settles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PIL import Image, ImageDraw
+
+from bot.rules.game.view import SeatView, TableView
+from bot.rules.score import Payment, Score, ScoreLine
+from renderer import style
+from renderer.fonts import BOLD, CJK, REGULAR, font
+from renderer.glyphs import WIND_GLYPHS
+from renderer.layout import Frame, Placed, Scene, ellipsize
+from renderer.rows import melds_items, row_height, row_items
+from renderer.tile_cache import depth, face_height
+
+WIND_NAMES = ("East", "South", "West", "North")
+WIDTH = 900
+MARGIN = 18
+TILE_W = 36
+GAP = 12
+LINE = 19
+HEAD = 40
+
+
+def _name(names: Sequence[str], seat: int) -> str:
+    if seat < len(names) and names[seat] and names[seat].strip():
+        return names[seat].strip()
+    return f"Seat {seat + 1}"
+
+
+def _score_rows(score: Score | None) -> list[tuple[str, str]]:
+    if score is None:
+        return [("No score for this hand", "")]
+    rows: list[tuple[str, str]] = []
+    for line in score.lines:
+        rows.append(_line_text(line))
+    if score.limit_hand:
+        rows.append((f"Limit hand: {score.limit_hand}", ""))
+    return rows
+
+
+def _line_text(line: ScoreLine) -> tuple[str, str]:
+    if line.doubles:
+        return (line.name, "×2" if line.doubles == 1 else f"×2^{line.doubles}")
+    return (line.name, str(line.points))
+
+
+def _tiles_of(seat: SeatView, winning: int | None) -> tuple[list[Placed], float]:
+    """The revealed row: concealed sorted, drawn (or winning) tile apart, melds, flowers;
+    the winning tile outlined in red."""
+    w = TILE_W
+    concealed = sorted(seat.concealed or ())
+    extra = seat.drawn
+    if seat.concealed is None:
+        # Not revealed after all: show backs rather than guess.
+        from renderer.rows import concealed_tiles
+
+        concealed, extra = concealed_tiles(seat)
+    win_index: int | None = None
+    if winning is not None:
+        if extra == winning:
+            win_index = len(concealed)
+        elif winning in concealed:
+            win_index = len(concealed) - 1 - concealed[::-1].index(winning)
+        elif extra is None and not any(winning in m.tiles for m in seat.melds):
+            extra = winning
+            win_index = len(concealed)
+    items, u = row_items(concealed, w, 0)
+    if extra is not None:
+        more, u = row_items([extra], w, u + GAP)
+        items += more
+    if win_index is not None and win_index < len(items):
+        items[win_index].outline = style.WIN
+    elif winning is not None:
+        # The winning tile completed a set now laid out: mark it there.
+        pass
+    if seat.melds:
+        more, u = melds_items(seat.melds, seat.seat, w, u + 2 * GAP, GAP * 0.6)
+        if winning is not None and win_index is None:
+            for item in more:
+                if item.tile == winning:
+                    item.outline = style.WIN
+                    break
+        items += more
+    if seat.flowers:
+        more, u = row_items(seat.flowers, w, u + 2 * GAP)
+        items += more
+    return items, u
+
+
+def _block_height(seat: SeatView, rows: int) -> int:
+    tiles = row_height(seat.melds, TILE_W) + depth(TILE_W)
+    lines = (rows + 1) // 2 if rows > 3 else rows
+    return HEAD + tiles + 14 + max(lines, 1) * LINE + 14
+
+
+def compose_score_card(
+    view: TableView,
+    names: Sequence[str],
+    scores: Sequence[Score | None],
+    payments: Sequence[Payment],
+    *,
+    winner: int | None,
+    winning_tile: int | None,
+) -> Image.Image:
+    seats = [s for s in view.seats if s.occupied]
+    if winner is not None:
+        seats.sort(key=lambda s: (s.seat - winner) % 4)
+    score_of = {s.seat: (scores[s.seat] if s.seat < len(scores) else None) for s in seats}
+    rows_of = {s.seat: _score_rows(score_of[s.seat]) for s in seats}
+    net = {s.seat: 0 for s in seats}
+    for p in payments:
+        net[p.payer] = net.get(p.payer, 0) - p.amount
+        net[p.payee] = net.get(p.payee, 0) + p.amount
+
+    width = WIDTH
+    for s in seats:
+        _, length = _tiles_of(s, winning_tile if s.seat == winner else None)
+        width = max(width, int(length) + 2 * MARGIN + 16)
+    title_h = 54
+    heights = [_block_height(s, len(rows_of[s.seat])) for s in seats]
+    pay_lines = len(payments) + 1
+    height = title_h + sum(heights) + 10 * len(seats) + 40 + pay_lines * LINE + MARGIN
+    image = Image.new("RGB", (width, height), style.FELT)
+    scene = Scene(image)
+    d = scene.draw
+    _title(d, view, names, winner, width)
+    y = title_h
+    for seat, h in zip(seats, heights, strict=True):
+        _block(
+            scene,
+            d,
+            seat,
+            names,
+            score_of[seat.seat],
+            rows_of[seat.seat],
+            net[seat.seat],
+            seat.seat == winner,
+            winning_tile,
+            y,
+            h,
+            width,
+        )
+        y += h + 10
+    _payments(d, payments, names, net, y + 6, width)
+    scene.flush()
+    return image
+
+
+def _title(
+    d: ImageDraw.ImageDraw, view: TableView, names: Sequence[str], winner: int | None, width: int
+) -> None:
+    d.rectangle((0, 0, width, 44), fill=style.PANEL)
+    title = "Hand over: a draw" if winner is None else f"Mah-Jongg! {_name(names, winner)} wins"
+    d.text(
+        (MARGIN, 10),
+        ellipsize(title, font(BOLD, 20), width - 300),
+        font=font(BOLD, 20),
+        fill=style.GOLD,
+    )
+    sub = f"{WIND_NAMES[view.round_wind % 4]} round · hand {view.hand_number}"
+    d.text((width - MARGIN, 14), sub, font=font(REGULAR, 15), fill=style.TEXT_DIM, anchor="ra")
+
+
+def _block(
+    scene: Scene,
+    d: ImageDraw.ImageDraw,
+    seat: SeatView,
+    names: Sequence[str],
+    score: Score | None,
+    rows: list[tuple[str, str]],
+    net: int,
+    is_winner: bool,
+    winning_tile: int | None,
+    y: int,
+    h: int,
+    width: int,
+) -> None:
+    x0, x1 = MARGIN - 8, width - MARGIN + 8
+    d.rounded_rectangle(
+        (x0, y, x1, y + h),
+        radius=12,
+        fill=style.PANEL,
+        outline=style.GOLD if is_winner else style.FELT_LINE,
+        width=3 if is_winner else 1,
+    )
+    r = 13
+    cx, cy = MARGIN + r, y + 8 + r
+    east = seat.wind == 0
+    d.ellipse(
+        (cx - r, cy - r, cx + r, cy + r),
+        fill=style.RED if east else (236, 228, 204),
+        outline=style.GOLD,
+        width=2,
+    )
+    d.text(
+        (cx, cy + 1),
+        WIND_GLYPHS[seat.wind],
+        font=font(CJK, 17),
+        fill=style.IVORY if east else style.INK,
+        anchor="mm",
+    )
+    label = f"{_name(names, seat.seat)} · {WIND_NAMES[seat.wind]}"
+    f = font(BOLD, 17)
+    d.text(
+        (cx + r + 10, cy), ellipsize(label, f, width * 0.55), font=f, fill=style.TEXT, anchor="lm"
+    )
+    total = "" if score is None else f"{score.total} points"
+    if score is not None and score.limit_hand:
+        total += " (limit)"
+    money = f"{net:+d}" if net else "±0"
+    d.text(
+        (x1 - 12, cy),
+        money,
+        font=font(BOLD, 18),
+        fill=style.MARK if net > 0 else style.WIN if net < 0 else style.TEXT_DIM,
+        anchor="rm",
+    )
+    if total:
+        d.text((x1 - 90, cy), total, font=font(BOLD, 16), fill=style.GOLD, anchor="rm")
+
+    base = y + HEAD + row_height(seat.melds, TILE_W)
+    frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
+    items, _ = _tiles_of(seat, winning_tile if is_winner else None)
+    for item in items:
+        scene.tile(frame, item)
+
+    ty = base + depth(TILE_W) + 12
+    two_cols = len(rows) > 3
+    col_w = (width - 2 * MARGIN - 20) / (2 if two_cols else 1)
+    per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
+    f_name, f_val = font(REGULAR, 15), font(BOLD, 15)
+    for i, (name, value) in enumerate(rows):
+        col, row = divmod(i, per_col) if per_col else (0, i)
+        x = MARGIN + col * (col_w + 20)
+        yy = ty + row * LINE
+        d.text((x, yy), ellipsize(name, f_name, col_w - 60), font=f_name, fill=style.TEXT)
+        if value:
+            d.text((x + col_w - 8, yy), value, font=f_val, fill=style.GOLD, anchor="ra")
+
+
+def _payments(
+    d: ImageDraw.ImageDraw,
+    payments: Sequence[Payment],
+    names: Sequence[str],
+    net: dict[int, int],
+    y: int,
+    width: int,
+) -> None:
+    d.text((MARGIN, y), "Payments", font=font(BOLD, 17), fill=style.GOLD)
+    y += 26
+    f = font(REGULAR, 15)
+    if not payments:
+        d.text((MARGIN, y), "Nothing is paid.", font=f, fill=style.TEXT_DIM)
+        return
+    for p in payments:
+        who = f"{_name(names, p.payer)} → {_name(names, p.payee)}"
+        d.text((MARGIN, y), ellipsize(who, f, width * 0.45), font=f, fill=style.TEXT)
+        d.text(
+            (MARGIN + width * 0.5, y),
+            str(p.amount),
+            font=font(BOLD, 15),
+            fill=style.GOLD,
+            anchor="ra",
+        )
+        if p.reason:
+            d.text(
+                (MARGIN + width * 0.5 + 14, y),
+                ellipsize(p.reason, f, width * 0.45),
+                font=f,
+                fill=style.TEXT_DIM,
+            )
+        y += LINE
+    _ = net, face_height
