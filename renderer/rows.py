@@ -27,14 +27,18 @@ def concealed_tiles(seat: SeatView) -> tuple[list[int], int | None]:
     """The tiles to draw for the concealed part and the one to set apart (or None).
 
     A hidden hand is all backs: its count is public, its tiles never reach the image (not
-    even ``drawn``, whose value is ignored; only its presence counts, as the count does).
-    The last back is set apart when the hand holds one tile more than a complete count,
-    i.e. its owner has drawn and not yet discarded.
+    even a ``drawn`` tile left in by mistake: only whether the seat holds one counts). The
+    engine says so in ``holding_drawn``; without it, a hand one tile over a complete count
+    (drawn, not yet discarded) has its last back set apart.
     """
     if seat.concealed is None:
-        n = seat.concealed_count + (1 if seat.drawn is not None else 0)
-        extra = (n + 3 * len(seat.melds)) % 3 == 2
-        if extra and n > 0:
+        holding = getattr(seat, "holding_drawn", None)
+        if holding is None:
+            holding = seat.drawn is not None
+        n = seat.concealed_count
+        if holding:
+            return [BACK] * n, BACK
+        if n > 0 and (n + 3 * len(seat.melds)) % 3 == 2:
             return [BACK] * (n - 1), BACK
         return [BACK] * n, None
     return sorted(seat.concealed), seat.drawn

@@ -1,0 +1,137 @@
+"""Renderer speed and size: median time to compose and encode each image, and its PNG size.
+
+For each image (table 4p, table filipino-16, hand, score card) it times the whole public
+call (compose + encode, tile sprites already cached, as they are after the first image),
+then the same image encoded as a palette PNG and as a plain RGB PNG side by side. Also the
+cold start: the first table with an empty tile cache.
+
+    python benchmarks/render.py [--repeats 25] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import statistics
+import time
+from collections.abc import Callable
+
+from PIL import Image
+
+from renderer import render_hand, render_score_card, render_table
+from renderer.encode import png_bytes
+from renderer.hand import compose_hand
+from renderer.samples import NAMES, sample_scores, sample_table
+from renderer.score_card import compose_score_card
+from renderer.table import compose_table
+from renderer.tile_cache import tile_sprite
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time in ms, with the garbage collector paused while timing (the machine
+    is shared and noisy; the median shrugs off a few slow runs)."""
+    times = []
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return statistics.median(times) * 1000
+
+
+def rgb_png(image: Image.Image, level: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=level)
+    return out.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=25)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    n, seed = args.repeats, args.seed
+
+    table = sample_table(seed)
+    start = time.perf_counter()
+    render_table(table, NAMES)
+    cold = (time.perf_counter() - start) * 1000
+    print(f"cold start (first table, empty tile cache): {cold:.0f} ms")
+    print(f"tile sprites cached: {tile_sprite.cache_info().currsize}")
+    print()
+
+    f16 = sample_table(seed + 3, hand_size=16, turns=36)
+    hand_view = sample_table(seed, viewer=table.turn)
+    own = next(s for s in hand_view.seats if s.seat == hand_view.viewer)
+    marks = frozenset((own.concealed or ())[::5])
+    revealed = sample_table(seed + 4, turns=30, revealed=True)
+    winner = revealed.turn
+    wseat = next(s for s in revealed.seats if s.seat == winner)
+    wtile = wseat.drawn if wseat.drawn is not None else (wseat.concealed or (0,))[-1]
+    scores, payments = sample_scores(revealed, winner)
+
+    cases: list[tuple[str, Callable[[], bytes], Callable[[], Image.Image], str]] = [
+        (
+            "table 4p",
+            lambda: render_table(table, NAMES),
+            lambda: compose_table(table, NAMES, western_index=True),
+            "< 30 ms",
+        ),
+        (
+            "table filipino-16",
+            lambda: render_table(f16, NAMES),
+            lambda: compose_table(f16, NAMES, western_index=True),
+            "< 30 ms",
+        ),
+        (
+            "hand",
+            lambda: render_hand(hand_view, marks=marks),
+            lambda: compose_hand(hand_view, marks=marks, western_index=True),
+            "< 10 ms",
+        ),
+        (
+            "score card",
+            lambda: render_score_card(
+                revealed, NAMES, scores, payments, winner=winner, winning_tile=wtile
+            ),
+            lambda: compose_score_card(
+                revealed, NAMES, scores, payments, winner=winner, winning_tile=wtile
+            ),
+            "",
+        ),
+    ]
+    head = (
+        f"{'image':<18} {'size':>10} {'total ms':>9} {'KB':>6}   {'compose':>8} "
+        f"{'palette':>8} {'KB':>6}   {'RGB l1':>7} {'KB':>6}   {'RGB l6':>7} {'KB':>6}  goal"
+    )
+    print(head)
+    print("-" * len(head))
+    for name, render, compose, goal in cases:
+        render()
+        total = median_ms(render, n)
+        size = len(render())
+        image = compose()
+        t_compose = median_ms(compose, n)
+        t_pal = median_ms(lambda image=image: png_bytes(image), n)
+        kb_pal = len(png_bytes(image)) / 1024
+        t_rgb1 = median_ms(lambda image=image: rgb_png(image, 1), n)
+        kb_rgb1 = len(rgb_png(image, 1)) / 1024
+        t_rgb6 = median_ms(lambda image=image: rgb_png(image, 6), max(5, n // 3))
+        kb_rgb6 = len(rgb_png(image, 6)) / 1024
+        dims = f"{image.width}x{image.height}"
+        print(
+            f"{name:<18} {dims:>10} {total:>9.1f} {size / 1024:>6.1f}   {t_compose:>8.1f} "
+            f"{t_pal:>8.1f} {kb_pal:>6.1f}   {t_rgb1:>7.1f} {kb_rgb1:>6.1f}   "
+            f"{t_rgb6:>7.1f} {kb_rgb6:>6.1f}  {goal}"
+        )
+    print()
+    print("total = compose + palette PNG (the public call); palette/RGB columns: encoding only")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""The image renderer: tile art, the table, the hand, the score card, emoji, the demo."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from bot.rules.game.view import SeatView, TableView
+from bot.rules.melds import Kind, Meld
+from bot.rules.score import Payment, Score, ScoreLine
+from renderer import (
+    ALL_EMOJI_TILES,
+    BACK,
+    emoji_name,
+    render_hand,
+    render_score_card,
+    render_table,
+    render_tile_emoji,
+)
+from renderer.demo import write_demo
+from renderer.fonts import latin_safe
+from renderer.rows import claimed_position, concealed_tiles, meld_items
+from renderer.samples import NAMES, sample_scores, sample_table
+from renderer.tile_cache import depth, face_height, tile_sprite
+
+MAX_BYTES = 200 * 1024
+
+
+def png(data: bytes) -> Image.Image:
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+@pytest.mark.parametrize("index", [True, False])
+def test_every_tile_renders_and_differs_from_every_other(index: bool) -> None:
+    tiles = [*range(42), BACK]
+    pixels = {tile: tile_sprite(tile, 34, 0, index).tobytes() for tile in tiles}
+    for a, b in itertools.combinations(tiles, 2):
+        assert pixels[a] != pixels[b], (a, b)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_sprite_size_follows_rotation(rotation: int) -> None:
+    sprite = tile_sprite(5, 30, rotation)
+    w, h = (30, face_height(30)) if rotation in (0, 180) else (face_height(30), 30)
+    assert sprite.size == (w, h + depth(30))
+    assert sprite.mode == "RGBA"
+
+
+def test_cache_returns_the_same_object() -> None:
+    assert tile_sprite(12, 34, 90, True) is tile_sprite(12, 34, 90, True)
+    assert render_tile_emoji(7) is render_tile_emoji(7)
+
+
+def test_western_index_changes_tiles_and_images() -> None:
+    assert tile_sprite(4, 34, 0, True).tobytes() != tile_sprite(4, 34, 0, False).tobytes()
+    view = sample_table(7)
+    assert render_table(view, NAMES) != render_table(view, NAMES, western_index=False)
+    mine = sample_table(7, viewer=0)
+    assert render_hand(mine) != render_hand(mine, western_index=False)
+
+
+@pytest.mark.parametrize(
+    ("players", "hand_size", "turns"),
+    [(4, 13, 40), (3, 13, 45), (2, 13, 70), (4, 16, 36), (2, 16, 90)],
+)
+def test_table_images(players: int, hand_size: int, turns: int) -> None:
+    view = sample_table(11, players=players, hand_size=hand_size, turns=turns)
+    assert sum(s.occupied for s in view.seats) == players
+    data = render_table(view, NAMES)
+    image = png(data)
+    assert len(data) < MAX_BYTES
+    assert 700 <= image.width <= 1300
+    assert image.height >= image.width
+    for viewer in (0, 1):
+        mine = sample_table(11, players=players, hand_size=hand_size, turns=turns, viewer=viewer)
+        assert len(render_table(mine, NAMES)) < MAX_BYTES
+
+
+def test_filipino_hand_of_seventeen_tiles() -> None:
+    view = sample_table(5, hand_size=16, turns=0, viewer=None)
+    dealer = view.dealer
+    mine = sample_table(5, hand_size=16, turns=0, viewer=dealer)
+    seat = next(s for s in mine.seats if s.seat == dealer)
+    assert seat.concealed is not None and seat.drawn is not None
+    assert len(seat.concealed) + 1 == 17
+    hand = png(render_hand(mine))
+    assert hand.width <= 1000
+    assert len(render_table(mine, NAMES)) < MAX_BYTES
+    # The public table shows seventeen backs for the dealer, the last one set apart.
+    public = next(s for s in view.seats if s.seat == dealer)
+    tiles, apart = concealed_tiles(public)
+    assert len(tiles) == 16 and apart == BACK
+
+
+def _hidden_variants(view: TableView) -> list[TableView]:
+    """The same table with different tiles behind the seats the viewer cannot see.
+
+    The view withholds their concealed tiles (None); here a careless caller also leaves a
+    drawn tile in, a different one each time. Whichever it is, the image must not change.
+    """
+    out = []
+    for offset in (0, 5, 13, 29):
+        seats = []
+        for seat in view.seats:
+            holding = getattr(seat, "holding_drawn", seat.seat == view.turn)
+            if seat.concealed is None and seat.occupied and holding:
+                seat = replace(seat, drawn=(offset + 3 * seat.seat) % 34)
+            seats.append(seat)
+        out.append(replace(view, seats=tuple(seats)))
+    return out
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 2])
+def test_hidden_hands_never_show_a_face(viewer: int | None) -> None:
+    view = sample_table(3, viewer=viewer, turns=25)
+    images = {render_table(v, NAMES) for v in _hidden_variants(view)}
+    assert len(images) == 1
+    # The check has teeth: revealing one of the hidden hands does change the image.
+    hidden = next(s for s in view.seats if s.concealed is None and s.occupied)
+    shown = replace(hidden, concealed=tuple(range(hidden.concealed_count)))
+    seats = tuple(shown if s.seat == hidden.seat else s for s in view.seats)
+    assert render_table(replace(view, seats=seats), NAMES) not in images
+
+
+def test_hand_image() -> None:
+    view = sample_table(7, viewer=1)
+    seat = next(s for s in view.seats if s.seat == 1)
+    data = render_hand(view)
+    image = png(data)
+    assert len(data) < MAX_BYTES
+    assert 360 <= image.width <= 1000 and image.height < 400
+    marked = render_hand(view, marks=frozenset(seat.concealed or ()))
+    assert marked != data
+
+
+def test_hand_needs_a_seat_view() -> None:
+    with pytest.raises(ValueError):
+        render_hand(sample_table(7))
+
+
+def test_score_card() -> None:
+    view = sample_table(9, turns=30, revealed=True)
+    winner = view.turn
+    seat = next(s for s in view.seats if s.seat == winner)
+    tile = seat.drawn if seat.drawn is not None else (seat.concealed or (0,))[-1]
+    scores, payments = sample_scores(view, winner)
+    data = render_score_card(view, NAMES, scores, payments, winner=winner, winning_tile=tile)
+    image = png(data)
+    assert len(data) < MAX_BYTES
+    assert image.width >= 900
+    other = render_score_card(view, NAMES, scores, payments, winner=winner, winning_tile=None)
+    assert other != data
+
+
+def test_score_card_of_a_drawn_hand_with_missing_scores() -> None:
+    view = sample_table(9, players=3, turns=30, revealed=True)
+    data = render_score_card(view, ("", "Bo", "Cy"), [None] * 4, [], winner=None, winning_tile=None)
+    png(data)
+
+
+def test_score_card_long_lines_and_limit() -> None:
+    view = sample_table(2, turns=20, revealed=True)
+    lines = tuple(ScoreLine("A very long score line " * 5, 1000) for _ in range(12))
+    score = Score((*lines, ScoreLine("Double", doubles=3)), 2000, limit_hand="Heavenly Hand")
+    payments = [Payment(s, 0, 99999, "limit " * 20) for s in (1, 2, 3)]
+    png(render_score_card(view, NAMES, [score] * 4, payments, winner=0, winning_tile=5))
+
+
+def test_emoji() -> None:
+    names = set()
+    for tile in ALL_EMOJI_TILES:
+        data = render_tile_emoji(tile)
+        image = png(data)
+        assert image.size == (128, 128)
+        assert image.mode == "RGBA"
+        assert len(data) <= 256 * 1024
+        name = emoji_name(tile)
+        assert re.fullmatch(r"[A-Za-z0-9_]{2,32}", name)
+        names.add(name)
+    assert len(names) == len(ALL_EMOJI_TILES)
+    assert emoji_name(13) == "mj_5d"
+    assert emoji_name(27) == "mj_E"
+    assert emoji_name(31) == "mj_Wh"
+    assert emoji_name(BACK) == "mj_back"
+    with pytest.raises(ValueError):
+        render_tile_emoji(42)
+
+
+def test_claimed_tile_sits_on_the_side_it_came_from() -> None:
+    pung = Meld(Kind.PUNG, 5, claimed=5, from_seat=3)
+    assert claimed_position(pung, 0) == 0  # from the left neighbour
+    assert claimed_position(replace(pung, from_seat=2), 0) == 1  # from across
+    assert claimed_position(replace(pung, from_seat=1), 0) == 2  # from the right neighbour
+    kong = Meld(Kind.KONG, 5, claimed=5, from_seat=1)
+    assert claimed_position(kong, 0) == 3
+    items, _ = meld_items(Meld(Kind.KONG, 5, concealed=True), 0, 30, 0)
+    assert [i.tile for i in items] == [BACK, 5, 5, BACK]
+    added, _ = meld_items(replace(pung, kind=Kind.KONG, added=True), 0, 30, 0)
+    assert len(added) == 4 and sum(i.sideways for i in added) == 2
+
+
+def test_names_outside_the_font_are_replaced() -> None:
+    assert latin_safe("Zoë Łukasz Ωmega Дима") == "Zoë Łukasz Ωmega Дима"
+    assert latin_safe("Nguyễn") == "Nguyen"
+    assert latin_safe("🀄🀄 king") == "? king"
+    view = sample_table(7)
+    png(render_table(view, ("🀄", "", "王小明", "x" * 200)))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.sampled_from([2, 3, 4]),
+    hand_size=st.sampled_from([13, 16]),
+    turns=st.integers(0, 80),
+)
+def test_any_sample_table_renders(seed: int, players: int, hand_size: int, turns: int) -> None:
+    view = sample_table(seed, players=players, hand_size=hand_size, turns=turns)
+    assert len(render_table(view, NAMES)) < MAX_BYTES
+
+
+def test_unknown_and_empty_seats() -> None:
+    view = sample_table(7)
+    seats = tuple(s if s.seat != 1 else replace(s, occupied=False) for s in view.seats)
+    png(render_table(replace(view, seats=seats), NAMES))
+    three = replace(view, seats=tuple(s for s in view.seats if s.seat != 3))
+    png(render_table(three, NAMES))
+    lone = SeatView(seat=0, wind=0, concealed=None, concealed_count=0)
+    png(render_table(replace(view, seats=(lone,), last_discard=None), NAMES))
+
+
+def test_write_demo(tmp_path) -> None:
+    paths = write_demo(tmp_path)
+    names = {p.name for p in paths}
+    for expected in (
+        "table_4p.png",
+        "table_3p.png",
+        "table_2p.png",
+        "hand.png",
+        "hand_filipino16.png",
+        "score_card.png",
+        "mj_5d.png",
+    ):
+        assert expected in names
+    assert all(p.stat().st_size > 0 for p in paths)
