@@ -13,8 +13,10 @@ Pung Chow p.18-21 and filipino-16 "To Chow"/"To Pung":
   the claimant "nearest to the discarder in a counter-clockwise direction" (rule 6);
 * washing the tiles has preference over winning on the first discard (p.62, bonus 5).
 
-A claim window asks every seat that has a claim and no other seat; it resolves once every asked
-seat has answered, or earlier once no answer still awaited could beat the best claim made.
+A claim window asks every seat that has a claim and no other seat, and resolves once every asked
+seat has answered, so a slow pung still beats a quick chow (filipino-16 "Suggestions for Play":
+"he will give way to another player who calls Pung ... even though the player who PUNGS may be
+rather slow in claiming").
 """
 
 from __future__ import annotations
@@ -40,23 +42,6 @@ def best_claim(responses: tuple[Action | None, ...], discarder: int) -> Action |
     if not made:
         return None
     return max(made, key=lambda a: claim_key(a, discarder))
-
-
-def can_still_change(
-    options: tuple[tuple[Action, ...] | None, ...],
-    responses: tuple[Action | None, ...],
-    discarder: int,
-) -> bool:
-    """Whether a seat not yet answered could still make a claim stronger than the best so far."""
-    best = best_claim(responses, discarder)
-    best_key = claim_key(best, discarder) if best is not None else (0, -9)
-    for seat, choices in enumerate(options):
-        if choices is None or responses[seat] is not None:
-            continue
-        for choice in choices:
-            if claim_key(choice, discarder) > best_key:
-                return True
-    return False
 
 
 def awaited(

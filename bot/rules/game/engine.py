@@ -47,6 +47,7 @@ from bot.rules.game.actions import (
 )
 from bot.rules.game.dice import counted_seat, hand_seed, rng, seed_hash, throw
 from bot.rules.game.seating import seat_players
+from bot.rules.game.shanten import shanten
 from bot.rules.game.state import (
     CLAIM,
     FOUR_KONGS,
@@ -398,8 +399,11 @@ class _Ctx:
             return []
         tiles = st.tiles()
         counts = counts_of(tiles)
-        held = counts_of(tiles + [t for m in st.melds for t in m.tiles])
         specials = bool(self.rules.specials) and not st.melds
+        needed = self.rules.sets_needed - len(st.melds)
+        if shanten(counts, needed, self.rules.specials if specials else ()) > 0:
+            return []  # no discard leaves the hand ready
+        held = counts_of(tiles + [t for m in st.melds for t in m.tiles])
         out = []
         for tile in sorted(set(tiles)):
             counts[tile] -= 1
@@ -693,7 +697,7 @@ class _Tx(_Ctx):
 
     def try_resolve(self) -> None:
         window: ClaimWindow = self.get("claim")
-        if claims.can_still_change(window.options, window.responses, window.discarder):
+        if claims.awaited(window.options, window.responses):
             return
         best = claims.best_claim(window.responses, window.discarder)
         if best is None:
@@ -786,6 +790,7 @@ class _Tx(_Ctx):
 
     def end_hand(self, result: HandResult) -> None:
         net = tuple(a + b for a, b in zip(self.get("net"), result.net, strict=True))
+        self.set(hands_played=rounds.played(self.get("hands_played"), result))
         box = rounds.advance(self.box(), result, self.state.occupied)
         over = rounds.is_over(box, self.state.config)
         self.set(

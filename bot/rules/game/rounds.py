@@ -42,8 +42,8 @@ def next_dealer(dealer: int, occupied: tuple[bool, ...]) -> int:
 
 
 def advance(box: Box, result: HandResult, occupied: tuple[bool, ...]) -> Box:
-    """The box after a hand."""
-    played = box.hands_played + (0 if result.kind == WASHING else 1)
+    """The box after a hand (``hands_played`` already counts it, see :func:`played`)."""
+    played = box.hands_played
     if result.winner is None or result.winner == box.dealer:
         renchon = box.renchon + (1 if result.winner == box.dealer else 0)
         return Box(box.dealer, box.round_wind, box.sets_done, played, renchon)
@@ -55,6 +55,11 @@ def advance(box: Box, result: HandResult, occupied: tuple[bool, ...]) -> Box:
             round_wind = 0
             sets_done += 1
     return Box(dealer, round_wind, sets_done, played, 0)
+
+
+def played(hands_played: int, result: HandResult) -> int:
+    """Hands played to a result: a washed hand is not played (Pung Chow p.61 "no play")."""
+    return hands_played + (0 if result.kind == WASHING else 1)
 
 
 def is_over(box: Box, config: TableConfig) -> bool:
