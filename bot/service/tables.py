@@ -1,0 +1,751 @@
+"""TableService: the tables of every server, from the lobby to the final standings.
+
+The service owns one ``asyncio.Lock`` per table. A move flows: check the seat and the move
+number the button was drawn for, ``apply`` it to the engine, append the event to SQLite (one
+transaction), and only then answer; computer players and timers then move the table on, each
+of their moves persisted the same way. The notifier (the Discord side) is told what changed;
+it reads the table only through :mod:`bot.service.privacy`.
+
+Everything a table is can be rebuilt from its event log, so a bot killed at any moment
+resumes every table exactly where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.rules.game import (
+    GAME_OVER,
+    HAND_OVER,
+    Action,
+    Chow,
+    DeclareFuriten,
+    Discard,
+    IllegalAction,
+    Kong,
+    MahJongg,
+    NextHand,
+    Pass,
+    Pung,
+    Riichi,
+    WashTiles,
+    apply,
+    legal_actions,
+    new_game,
+    pending_seats,
+    timeout_action,
+)
+from bot.rules.game.state import GameState, HandResult
+from bot.rules.rulesets import get_ruleset
+from bot.service.computer import computer_action
+
+log = logging.getLogger(__name__)
+
+MAX_TIMEOUTS = 2  # consecutive timeouts before a computer player takes the seat
+COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
+NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
+
+
+class TableError(Exception):
+    """Something a user tried that cannot be done; the message is shown to them as is."""
+
+
+@dataclass
+class Player:
+    """Who sits in a place: a member (``user_id``) or a computer player (``user_id`` None)."""
+
+    user_id: int | None
+    name: str
+    away: bool = False  # a computer plays for the member until they take the seat back
+    timeouts: int = 0
+
+    @property
+    def computer(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(eq=False)
+class LiveTable:
+    id: int
+    guild_id: int
+    channel_id: int
+    host_id: int
+    ruleset: str
+    options: dict[str, Any]
+    turn_seconds: int
+    claim_seconds: int
+    hands: int | None
+    players: list[Player] = field(default_factory=list)
+    status: str = "lobby"
+    seed: str = ""
+    state: GameState | None = None
+    message_id: int | None = None
+    seq: int = 0
+    settled: int = 0  # hand results already posted to the ledger
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timers: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
+    runner: asyncio.Task[Any] | None = None
+
+    def player_at(self, seat: int) -> Player | None:
+        """The player in a physical seat (None for the dummy of a short table)."""
+        if self.state is None:
+            return None
+        index = self.state.seating.seats[seat]
+        return None if index is None else self.players[index]
+
+    def seat_of_user(self, user_id: int) -> int | None:
+        if self.state is None:
+            return None
+        for seat in range(4):
+            player = self.player_at(seat)
+            if player is not None and player.user_id == user_id:
+                return seat
+        return None
+
+    def is_seated(self, user_id: int) -> bool:
+        return any(p.user_id == user_id for p in self.players)
+
+    def plays_itself(self, seat: int) -> bool:
+        """Whether the seat's moves are made by a computer player (always, or while away)."""
+        player = self.player_at(seat)
+        return player is not None and (player.computer or player.away)
+
+    @property
+    def move(self) -> int:
+        return self.state.move if self.state is not None else 0
+
+
+class TableStore(Protocol):
+    async def create_table(self, table: LiveTable) -> int: ...
+    async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None: ...
+    async def set_status(self, table_id: int, status: str) -> None: ...
+    async def set_message(self, table_id: int, message_id: int | None) -> None: ...
+    async def open_tables(self) -> list[tuple[dict[str, Any], list[tuple[str, dict]]]]: ...
+    async def record_hand(self, table: LiveTable, result: HandResult) -> None: ...
+
+
+class TableNotifier(Protocol):
+    """What the service asks of the Discord side. Every method must swallow delivery faults
+    (closed DMs, rate limits) itself: a notification never stalls a table."""
+
+    async def lobby_changed(self, table: LiveTable) -> None: ...
+    async def table_changed(self, table: LiveTable, line: str) -> None: ...
+    async def hand_changed(self, table: LiveTable, seat: int) -> None: ...
+    async def hand_finished(self, table: LiveTable, result: HandResult) -> None: ...
+    async def game_finished(self, table: LiveTable) -> None: ...
+
+
+# -- the verbs of the controls --------------------------------------------------------------
+
+
+def action_of(verb: str, arg: str | None, seat: int) -> Action:
+    """The engine action a control stands for (``mj:<table>:<move>:<verb>:<arg>``)."""
+    try:
+        if verb == "discard":
+            return Discard(seat, int(arg or ""))
+        if verb == "riichi":
+            return Riichi(seat, int(arg or ""))
+        if verb == "chow":
+            return Chow(seat, int(arg or ""))
+        if verb == "kong":
+            return Kong(seat, int(arg or ""))
+    except ValueError:
+        raise TableError("That control is damaged; use /mahjong hand for fresh ones.") from None
+    simple: dict[str, Callable[[int], Action]] = {
+        "pung": Pung,
+        "mahjong": MahJongg,
+        "pass": Pass,
+        "wash": WashTiles,
+        "furiten": DeclareFuriten,
+    }
+    if verb in simple:
+        return simple[verb](seat)
+    raise TableError("That control is not one of this table's.")
+
+
+_VERBS: dict[type, str] = {
+    Discard: "discard",
+    Riichi: "riichi",
+    Chow: "chow",
+    Kong: "kong",
+    Pung: "pung",
+    MahJongg: "mahjong",
+    Pass: "pass",
+    WashTiles: "wash",
+    DeclareFuriten: "furiten",
+}
+
+
+def control_of(action: Action) -> tuple[str, int | None]:
+    """The verb and tile a control carries for ``action`` (the inverse of :func:`action_of`)."""
+    return _VERBS[type(action)], getattr(action, "tile", None)
+
+
+def action_payload(action: Action) -> dict[str, Any]:
+    payload: dict[str, Any] = {"type": type(action).__name__}
+    for name in ("seat", "tile"):
+        if hasattr(action, name):
+            payload[name] = getattr(action, name)
+    return payload
+
+
+_ACTIONS: dict[str, Callable[..., Action]] = {
+    cls.__name__: cls
+    for cls in (Discard, Riichi, Chow, Pung, Kong, MahJongg, Pass, WashTiles, DeclareFuriten)
+}
+_ACTIONS["NextHand"] = NextHand
+
+
+def action_from_payload(payload: dict[str, Any]) -> Action:
+    cls = _ACTIONS[payload["type"]]
+    fields = {k: v for k, v in payload.items() if k != "type"}
+    return cls(**fields)
+
+
+# -- the service ------------------------------------------------------------------------------
+
+
+class TableService:
+    def __init__(
+        self,
+        bot: Any,
+        store: TableStore,
+        ledger: Any,
+        guild_settings: Any,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.bot = bot
+        self.store = store
+        self.ledger = ledger
+        self.guild_settings = guild_settings
+        self.notifier: TableNotifier | None = None
+        self.tables: dict[int, LiveTable] = {}
+        self.by_channel: dict[int, int] = {}
+        self.computer_delay = COMPUTER_DELAY
+        self.next_hand_delay = NEXT_HAND_DELAY
+        self._stopping = False
+
+    # -- life cycle --------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Rebuild every open table from its events, then resume play and timers."""
+        for row, events in await self.store.open_tables():
+            table = self._rebuild(row, events)
+            self.tables[table.id] = table
+            self.by_channel[table.channel_id] = table.id
+        for table in list(self.tables.values()):
+            if table.status == "playing":
+                await self._settle_new_results(table)
+                await self._notify_all(table, "The bot restarted; the table resumes.")
+                self._kick(table)
+            elif self.notifier is not None:
+                await self.notifier.lobby_changed(table)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        for table in self.tables.values():
+            for task in table.timers.values():
+                task.cancel()
+            if table.runner is not None:
+                table.runner.cancel()
+
+    def _rebuild(self, row: dict[str, Any], events: list[tuple[str, dict]]) -> LiveTable:
+        table = LiveTable(
+            id=row["id"],
+            guild_id=row["guild_id"],
+            channel_id=row["channel_id"],
+            host_id=row["host_id"],
+            ruleset=row["ruleset"],
+            options=dict(row["options"]),
+            turn_seconds=row["turn_seconds"],
+            claim_seconds=row["claim_seconds"],
+            hands=row["hands"],
+            message_id=row.get("message_id"),
+            status="lobby",
+        )
+        for kind, payload in events:
+            table.seq += 1
+            self._replay_event(table, kind, payload)
+        # Hands recorded before the stop are settled; a result replayed beyond them was accepted
+        # but not yet posted when the bot stopped, and is posted on start.
+        table.settled = row.get("hands_recorded", 0)
+        return table
+
+    def _replay_event(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "join":
+            table.players.append(Player(payload.get("user_id"), payload["name"]))
+        elif kind == "unjoin":
+            table.players = [p for p in table.players if p.user_id != payload["user_id"]]
+        elif kind == "start":
+            table.seed = payload["seed"]
+            table.status = "playing"
+            table.state = self._new_state(table)
+        elif kind == "action":
+            assert table.state is not None
+            table.state = apply(table.state, action_from_payload(payload))
+        elif kind == "away":
+            table.players[payload["player"]].away = payload["away"]
+        elif kind == "leave":
+            player = table.players[payload["player"]]
+            player.user_id = None
+            player.name = payload["name"]
+        elif kind == "end":
+            table.status = payload.get("status", "finished")
+
+    def _new_state(self, table: LiveTable) -> GameState:
+        return new_game(
+            table.ruleset,
+            table.options,
+            table.seed,
+            players=len(table.players),
+            sets=None if table.hands else 1,
+            hands=table.hands,
+        )
+
+    async def _record(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
+        """Append one event to the table's log (committed before anyone is answered)."""
+        table.seq += 1
+        await self.store.append_event(table.id, table.seq, kind, payload)
+
+    # -- look-ups ----------------------------------------------------------------------------
+    def in_channel(self, channel_id: int) -> LiveTable | None:
+        table_id = self.by_channel.get(channel_id)
+        return self.tables.get(table_id) if table_id is not None else None
+
+    def get(self, table_id: int) -> LiveTable:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("That table is closed.")
+        return table
+
+    def tables_of_user(self, user_id: int) -> list[LiveTable]:
+        return [t for t in self.tables.values() if t.is_seated(user_id)]
+
+    # -- the lobby ---------------------------------------------------------------------------
+    async def open_table(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        host_name: str,
+        ruleset: str,
+        options: dict[str, Any],
+        computer_players: int,
+        turn_seconds: int,
+        claim_seconds: int,
+        hands: int | None,
+    ) -> LiveTable:
+        if self.in_channel(channel_id) is not None:
+            raise TableError(
+                "This channel already has a table. Finish it (or /mahjong end) first, or open "
+                "one in another channel or thread."
+            )
+        rules = get_ruleset(ruleset)
+        resolved = dict(rules.options(options))
+        if not 0 <= computer_players <= 3:
+            raise TableError("computer_players is 0 to 3.")
+        table = LiveTable(
+            id=0,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host_id=host_id,
+            ruleset=rules.name,
+            options=resolved,
+            turn_seconds=turn_seconds,
+            claim_seconds=claim_seconds,
+            hands=hands,
+        )
+        table.id = await self.store.create_table(table)
+        self.tables[table.id] = table
+        self.by_channel[channel_id] = table.id
+        async with table.lock:
+            await self._join(table, host_id, host_name)
+            for _ in range(computer_players):
+                await self._add_computer(table)
+        return table
+
+    async def _join(self, table: LiveTable, user_id: int | None, name: str) -> None:
+        await self._record(table, "join", {"user_id": user_id, "name": name})
+        table.players.append(Player(user_id, name))
+
+    async def _add_computer(self, table: LiveTable) -> None:
+        number = sum(1 for p in table.players if p.computer) + 1
+        await self._join(table, None, f"Computer {number}")
+
+    def _lobby(self, table_id: int) -> LiveTable:
+        table = self.get(table_id)
+        if table.status != "lobby":
+            raise TableError("This table has already started.")
+        return table
+
+    async def join(self, table_id: int, user_id: int, name: str) -> LiveTable:
+        table = self._lobby(table_id)
+        async with table.lock:
+            self._lobby(table_id)
+            if table.is_seated(user_id):
+                raise TableError("You are already at this table.")
+            if len(table.players) >= 4:
+                raise TableError("The table is full.")
+            await self._join(table, user_id, name)
+        await self._lobby_changed(table)
+        return table
+
+    async def unjoin(self, table_id: int, user_id: int) -> LiveTable:
+        table = self._lobby(table_id)
+        async with table.lock:
+            self._lobby(table_id)
+            if not table.is_seated(user_id):
+                raise TableError("You are not at this table.")
+            if user_id == table.host_id:
+                raise TableError("The host cannot leave the lobby; press Cancel instead.")
+            await self._record(table, "unjoin", {"user_id": user_id})
+            table.players = [p for p in table.players if p.user_id != user_id]
+        await self._lobby_changed(table)
+        return table
+
+    async def add_computer(self, table_id: int, user_id: int) -> LiveTable:
+        table = self._lobby(table_id)
+        async with table.lock:
+            self._lobby(table_id)
+            if not table.is_seated(user_id):
+                raise TableError("Only players at the table can add a computer player.")
+            if len(table.players) >= 4:
+                raise TableError("The table is full.")
+            await self._add_computer(table)
+        await self._lobby_changed(table)
+        return table
+
+    async def start_game(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
+        table = self._lobby(table_id)
+        async with table.lock:
+            self._lobby(table_id)
+            if user_id != table.host_id and not can_manage:
+                raise TableError("Only the host (or someone with Manage Server) can start.")
+            if len(table.players) < 2:
+                raise TableError("A table needs at least two players (add a computer player).")
+            seed = secrets.token_hex(16)
+            table.seed = seed
+            state = self._new_state(table)
+            await self._record(table, "start", {"seed": seed})
+            table.state = state
+            table.status = "playing"
+            await self.store.set_status(table.id, "playing")
+        await self._notify_all(table, f"The game begins: {state.seating.describe()}")
+        self._kick(table)
+        return table
+
+    async def cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
+        table = self._lobby(table_id)
+        async with table.lock:
+            if user_id != table.host_id and not can_manage:
+                raise TableError("Only the host (or someone with Manage Server) can cancel.")
+            await self._close(table, "cancelled")
+        if self.notifier is not None:
+            await self.notifier.lobby_changed(table)
+
+    async def _close(self, table: LiveTable, status: str) -> None:
+        await self._record(table, "end", {"status": status})
+        table.status = status
+        await self.store.set_status(table.id, status)
+        for task in table.timers.values():
+            task.cancel()
+        table.timers.clear()
+        self.tables.pop(table.id, None)
+        if self.by_channel.get(table.channel_id) == table.id:
+            del self.by_channel[table.channel_id]
+
+    async def _lobby_changed(self, table: LiveTable) -> None:
+        if self.notifier is not None:
+            await self.notifier.lobby_changed(table)
+
+    # -- playing -----------------------------------------------------------------------------
+    def _playing(self, table_id: int) -> LiveTable:
+        table = self.get(table_id)
+        if table.status != "playing" or table.state is None:
+            raise TableError("This table is not playing.")
+        return table
+
+    async def act(self, table_id: int, user_id: int, verb: str, arg: str | None, move: int) -> str:
+        """A member's move from a control drawn for ``move``. Returns a short confirmation;
+        raises TableError (nothing changed) for a stale, foreign or illegal click."""
+        table = self._playing(table_id)
+        async with table.lock:
+            table = self._playing(table_id)
+            assert table.state is not None
+            seat = table.seat_of_user(user_id)
+            if seat is None:
+                raise TableError("You are not seated at this table.")
+            if move != table.state.move:
+                raise TableError("Those controls are from an earlier move; use the newest ones.")
+            player = table.player_at(seat)
+            if player is not None and player.away:
+                raise TableError(
+                    "A computer player has your seat; press 'Take my seat back' first."
+                )
+            action = action_of(verb, arg, seat)
+            text = await self._apply(table, action)
+            if player is not None:
+                player.timeouts = 0
+        self._kick(table)
+        return text
+
+    async def _apply(self, table: LiveTable, action: Action) -> str:
+        """Apply, persist, notify. The caller holds the table's lock."""
+        assert table.state is not None
+        before = table.state
+        try:
+            after = apply(before, action)
+        except IllegalAction as exc:
+            raise TableError(exc.reason) from None
+        await self._record(table, "action", action_payload(action))
+        table.state = after
+        line = _describe(table, action, after)
+        await self._settle_new_results(table)
+        await self._after_change(table, before, line)
+        return line
+
+    async def _after_change(self, table: LiveTable, before: GameState, line: str) -> None:
+        state = table.state
+        assert state is not None
+        if self.notifier is None:
+            return
+        await self.notifier.table_changed(table, line)
+        for seat in range(4):
+            if state.occupied[seat] and table.player_at(seat) is not None:
+                player = table.player_at(seat)
+                if player is not None and not player.computer:
+                    await self.notifier.hand_changed(table, seat)
+        if state.phase == GAME_OVER:
+            await self.notifier.game_finished(table)
+
+    async def _settle_new_results(self, table: LiveTable) -> None:
+        """Post every finished hand to the ledger once (idempotent by its source key) and
+        record it for the table's history."""
+        state = table.state
+        assert state is not None
+        while table.settled < len(state.results):
+            result = state.results[table.settled]
+            await self._post_result(table, result)
+            table.settled += 1
+            if self.notifier is not None:
+                await self.notifier.hand_finished(table, result)
+        if state.phase == GAME_OVER and table.status == "playing":
+            await self._close(table, "finished")
+
+    async def _post_result(self, table: LiveTable, result: HandResult) -> None:
+        await self.store.record_hand(table, result)
+        payments = []
+        for p in result.payments:
+            payer, payee = table.player_at(p.payer), table.player_at(p.payee)
+            payer_id = _ledger_id(payer, p.payer)
+            payee_id = _ledger_id(payee, p.payee)
+            payments.append((payer_id, payee_id, p.amount))
+        results = []
+        for seat in range(4):
+            player = table.player_at(seat)
+            if player is None:
+                continue
+            score = result.scores[seat]
+            results.append(
+                (
+                    _ledger_id(player, seat),
+                    seat == result.winner,
+                    score.total if score is not None else 0,
+                    result.net[seat],
+                )
+            )
+        await self.ledger.post_settlement(
+            table.guild_id,
+            "washing" if result.kind == "washing" else "hand",
+            payments,
+            source_key=f"table:{table.id}:hand:{result.number}",
+            table_id=table.id,
+            hand_no=result.number,
+            ruleset=table.ruleset,
+            description=f"{table.ruleset} hand {result.number}",
+            results=results,
+        )
+
+    # -- the engine moving on: computer players, timers, next hand ---------------------------
+    def _kick(self, table: LiveTable) -> None:
+        """Make sure the table's runner is going: computer moves, timers, the next deal."""
+        if self._stopping or table.status != "playing":
+            return
+        if table.runner is None or table.runner.done():
+            table.runner = asyncio.create_task(self._run(table), name=f"table-{table.id}")
+
+    async def _run(self, table: LiveTable) -> None:
+        try:
+            while not self._stopping and table.status == "playing":
+                acted = await self._step(table)
+                if not acted:
+                    break
+        except Exception:
+            log.exception("table %s runner failed", table.id)
+
+    async def _step(self, table: LiveTable) -> bool:
+        """One automatic move if one is due; False when the table waits for a member."""
+        state = table.state
+        if state is None or state.phase == GAME_OVER:
+            return False
+        if state.phase == HAND_OVER:
+            await asyncio.sleep(self.next_hand_delay)
+            async with table.lock:
+                if table.state is None or table.state.phase != HAND_OVER:
+                    return True
+                await self._apply(table, NextHand(None))
+            return True
+        waiting = sorted(pending_seats(state))
+        automatic = [seat for seat in waiting if table.plays_itself(seat)]
+        if automatic:
+            await asyncio.sleep(self.computer_delay)
+            async with table.lock:
+                current = table.state
+                if current is None or current.move != state.move:
+                    return True
+                seat = automatic[0]
+                action = computer_action(current, seat)
+                await self._apply(table, action)
+            return True
+        self._arm_timers(table)
+        return False
+
+    def _arm_timers(self, table: LiveTable) -> None:
+        state = table.state
+        if state is None:
+            return
+        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
+        if seconds <= 0 and state.phase == "play":
+            return
+        seconds = seconds or table.claim_seconds or 15
+        for seat in pending_seats(state):
+            if table.plays_itself(seat):
+                continue
+            key = seat
+            existing = table.timers.get(key)
+            if existing is not None and not existing.done():
+                continue
+            table.timers[key] = asyncio.create_task(
+                self._expire(table, seat, state.move, seconds), name=f"timer-{table.id}-{seat}"
+            )
+
+    async def _expire(self, table: LiveTable, seat: int, move: int, seconds: float) -> None:
+        try:
+            await asyncio.sleep(seconds)
+            async with table.lock:
+                state = table.state
+                if state is None or state.move != move or seat not in pending_seats(state):
+                    return
+                action = timeout_action(state, seat)
+                if action is None:
+                    return
+                player = table.player_at(seat)
+                await self._apply(table, action)
+                if player is not None and not player.computer:
+                    player.timeouts += 1
+                    if player.timeouts >= MAX_TIMEOUTS and not player.away:
+                        await self._set_away(table, seat, True)
+        except asyncio.CancelledError:
+            return
+        except Exception:
+            log.exception("timer of table %s seat %s failed", table.id, seat)
+        finally:
+            if table.timers.get(seat) is asyncio.current_task():
+                del table.timers[seat]
+        self._kick(table)
+
+    async def _set_away(self, table: LiveTable, seat: int, away: bool) -> None:
+        player = table.player_at(seat)
+        assert player is not None and table.state is not None
+        index = table.state.seating.seats[seat]
+        await self._record(table, "away", {"player": index, "away": away})
+        player.away = away
+        player.timeouts = 0
+        if self.notifier is not None:
+            if away:
+                line = f"{player.name} timed out twice: a computer player keeps the seat warm."
+            else:
+                line = f"{player.name} is back in their seat."
+            await self.notifier.table_changed(table, line)
+            await self.notifier.hand_changed(table, seat)
+
+    async def take_back(self, table_id: int, user_id: int) -> None:
+        table = self._playing(table_id)
+        async with table.lock:
+            seat = table.seat_of_user(user_id)
+            if seat is None:
+                raise TableError("You are not seated at this table.")
+            player = table.player_at(seat)
+            if player is None or not player.away:
+                raise TableError("Your seat is already yours.")
+            await self._set_away(table, seat, False)
+        self._kick(table)
+
+    async def leave(self, table_id: int, user_id: int) -> None:
+        """Hand one's seat to a computer player for the rest of the game."""
+        table = self._playing(table_id)
+        async with table.lock:
+            seat = table.seat_of_user(user_id)
+            if seat is None:
+                raise TableError("You are not seated at this table.")
+            player = table.player_at(seat)
+            assert player is not None and table.state is not None
+            index = table.state.seating.seats[seat]
+            name = f"Computer (for {player.name})"
+            await self._record(table, "leave", {"player": index, "name": name})
+            player.user_id = None
+            player.name = name
+            player.away = False
+            if self.notifier is not None:
+                await self.notifier.table_changed(table, f"{name} takes over the seat.")
+        self._kick(table)
+
+    async def end(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
+        table = self.get(table_id)
+        async with table.lock:
+            if user_id != table.host_id and not can_manage:
+                raise TableError("Only the host (or someone with Manage Server) can end it.")
+            await self._close(table, "finished" if table.status == "playing" else "cancelled")
+        if table.runner is not None and table.runner is not asyncio.current_task():
+            table.runner.cancel()
+        if self.notifier is not None:
+            await self.notifier.game_finished(table)
+        return table
+
+    async def _notify_all(self, table: LiveTable, line: str) -> None:
+        if self.notifier is None or table.state is None:
+            return
+        await self.notifier.table_changed(table, line)
+        for seat in range(4):
+            player = table.player_at(seat)
+            if player is not None and not player.computer:
+                await self.notifier.hand_changed(table, seat)
+
+    def legal_for(self, table: LiveTable, seat: int) -> list[Action]:
+        if table.state is None:
+            return []
+        return legal_actions(table.state, seat)
+
+
+def _ledger_id(player: Player | None, seat: int) -> int:
+    """Members by their id; computer players as -1..-4 by seat, so a hand still balances."""
+    if player is None or player.user_id is None:
+        return -(seat + 1)
+    return player.user_id
+
+
+def _describe(table: LiveTable, action: Action, state: GameState) -> str:
+    seat = getattr(action, "seat", None)
+    who = "The table"
+    if seat is not None:
+        player = table.player_at(seat)
+        who = player.name if player is not None else "?"
+    describe = getattr(action, "describe", None)
+    what = describe() if callable(describe) else type(action).__name__
+    return f"{who}: {what}"

@@ -1,0 +1,261 @@
+"""The buttons of a table: lobby controls and a seat's move controls, as restart-proof
+``DynamicItem``s whose custom ids carry the table and the move they were drawn for.
+
+    mj:<table>:lobby:<join|leave|cpu|start|cancel>
+    mj:<table>:<move>:<verb>[:<tile>]           discard, chow, kong, riichi, pung, mahjong, ...
+    mj:<table>:seat:<back|hand>                 take my seat back, show my hand
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.rules.game import (
+    Action,
+    Chow,
+    DeclareFuriten,
+    Discard,
+    Kong,
+    MahJongg,
+    Pass,
+    Pung,
+    Riichi,
+    WashTiles,
+)
+from bot.rules.tiles import short_name, tile_name
+
+# The cog installs the handlers (so this module needs no service at import time).
+Handler = Callable[[discord.Interaction, dict[str, str]], Awaitable[None]]
+HANDLERS: dict[str, Handler] = {}
+
+
+async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match[str]) -> None:
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        await interaction.response.send_message(
+            "The table is starting up; try again in a moment.", ephemeral=True
+        )
+        return
+    await handler(interaction, match.groupdict())
+
+
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:(?P<table>\d+):lobby:(?P<verb>join|leave|cpu|start|cancel)",
+):
+    def __init__(self, item: discord.ui.Button[Any]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
+    ) -> LobbyButton:
+        button = cls(item)
+        button._match = match
+        return button
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _dispatch("lobby", interaction, self._match)
+
+
+class MoveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:(?P<table>\d+):(?P<move>\d+):(?P<verb>[a-z]+)(?::(?P<arg>\d+))?",
+):
+    def __init__(self, item: discord.ui.Button[Any]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
+    ) -> MoveButton:
+        button = cls(item)
+        button._match = match
+        return button
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _dispatch("move", interaction, self._match)
+
+
+class SeatButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:(?P<table>\d+):seat:(?P<verb>back|hand)",
+):
+    def __init__(self, item: discord.ui.Button[Any]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
+    ) -> SeatButton:
+        button = cls(item)
+        button._match = match
+        return button
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _dispatch("seat", interaction, self._match)
+
+
+DYNAMIC_ITEMS = (LobbyButton, MoveButton, SeatButton)
+
+
+def lobby_view(table_id: int, *, closed: bool = False) -> discord.ui.View | None:
+    if closed:
+        return None
+    view = discord.ui.View(timeout=None)
+    for verb, label, style in (
+        ("join", "Join", discord.ButtonStyle.success),
+        ("leave", "Leave", discord.ButtonStyle.secondary),
+        ("cpu", "Add computer player", discord.ButtonStyle.secondary),
+        ("start", "Start", discord.ButtonStyle.primary),
+        ("cancel", "Cancel", discord.ButtonStyle.danger),
+    ):
+        button = discord.ui.Button(
+            label=label, style=style, custom_id=f"mj:{table_id}:lobby:{verb}"
+        )
+        view.add_item(LobbyButton(button))
+    return view
+
+
+def seat_button(table_id: int, verb: str, label: str) -> discord.ui.Item[Any]:
+    style = discord.ButtonStyle.primary if verb == "back" else discord.ButtonStyle.secondary
+    return SeatButton(
+        discord.ui.Button(label=label, style=style, custom_id=f"mj:{table_id}:seat:{verb}")
+    )
+
+
+def _move_button(
+    table_id: int,
+    move: int,
+    verb: str,
+    arg: int | None,
+    label: str,
+    style: discord.ButtonStyle,
+    emoji: discord.PartialEmoji | None = None,
+    row: int | None = None,
+) -> discord.ui.Item[Any]:
+    custom_id = f"mj:{table_id}:{move}:{verb}" + (f":{arg}" if arg is not None else "")
+    return MoveButton(
+        discord.ui.Button(label=label, style=style, custom_id=custom_id, emoji=emoji, row=row)
+    )
+
+
+def move_controls(
+    table_id: int,
+    move: int,
+    legal: list[Action],
+    emojis: dict[int, discord.PartialEmoji],
+    *,
+    away: bool = False,
+) -> discord.ui.View | None:
+    """The buttons for a seat's legal actions: a button per distinct tile to discard (with its
+    tile picture when the emojis are uploaded), then the claims and calls."""
+    view = discord.ui.View(timeout=None)
+    if away:
+        view.add_item(seat_button(table_id, "back", "Take my seat back"))
+        return view
+    discards = sorted({a.tile for a in legal if isinstance(a, Discard)})
+    for index, tile in enumerate(discards[:20]):
+        view.add_item(
+            _move_button(
+                table_id,
+                move,
+                "discard",
+                tile,
+                short_name(tile),
+                discord.ButtonStyle.secondary,
+                emojis.get(tile),
+                row=index // 5,
+            )
+        )
+    calls: list[discord.ui.Item[Any]] = []
+    for action in legal:
+        if isinstance(action, MahJongg):
+            calls.append(
+                _move_button(
+                    table_id, move, "mahjong", None, "Mah-Jongg!", discord.ButtonStyle.success
+                )
+            )
+        elif isinstance(action, Kong):
+            calls.append(
+                _move_button(
+                    table_id,
+                    move,
+                    "kong",
+                    action.tile,
+                    f"Kong {short_name(action.tile)}",
+                    discord.ButtonStyle.primary,
+                )
+            )
+        elif isinstance(action, Pung):
+            calls.append(
+                _move_button(table_id, move, "pung", None, "Pung", discord.ButtonStyle.primary)
+            )
+        elif isinstance(action, Chow):
+            run = "-".join(short_name(action.tile + i) for i in range(3))
+            calls.append(
+                _move_button(
+                    table_id, move, "chow", action.tile, f"Chow {run}", discord.ButtonStyle.primary
+                )
+            )
+        elif isinstance(action, WashTiles):
+            calls.append(
+                _move_button(
+                    table_id, move, "wash", None, "Wash the tiles", discord.ButtonStyle.primary
+                )
+            )
+        elif isinstance(action, DeclareFuriten):
+            calls.append(
+                _move_button(
+                    table_id,
+                    move,
+                    "furiten",
+                    None,
+                    "Declare Furi Tem",
+                    discord.ButtonStyle.secondary,
+                )
+            )
+        elif isinstance(action, Riichi):
+            calls.append(
+                _move_button(
+                    table_id,
+                    move,
+                    "riichi",
+                    action.tile,
+                    f"Riichi, discard {short_name(action.tile)}",
+                    discord.ButtonStyle.secondary,
+                )
+            )
+        elif isinstance(action, Pass):
+            calls.append(
+                _move_button(table_id, move, "pass", None, "Pass", discord.ButtonStyle.secondary)
+            )
+    first_free_row = (min(len(discards), 20) + 4) // 5
+    for index, item in enumerate(calls[: 5 * (5 - first_free_row)]):
+        item.item.row = first_free_row + index // 5  # type: ignore[attr-defined]
+        view.add_item(item)
+    if not view.children:
+        return None
+    return view
+
+
+def describe_legal(legal: list[Action]) -> str:
+    """A sentence saying what the seat may do now (also the alt text of the controls)."""
+    kinds = []
+    if any(isinstance(a, Discard) for a in legal):
+        kinds.append("discard a tile")
+    claims = [a for a in legal if isinstance(a, Chow | Pung | Kong | MahJongg)]
+    if claims:
+        names = sorted({type(a).__name__.replace("MahJongg", "Mah-Jongg") for a in claims})
+        kinds.append("claim (" + ", ".join(names) + ")")
+    if any(isinstance(a, Pass) for a in legal):
+        kinds.append("pass")
+    return " or ".join(kinds) if kinds else ""
+
+
+def tile_label(tile: int) -> str:
+    return f"{tile_name(tile)} ({short_name(tile)})"

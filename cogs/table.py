@@ -1,0 +1,233 @@
+"""``/mahjong``: open a table, play it, and the buttons of the lobby and of each hand.
+
+Thin: each handler parses the interaction, calls the TableService, and answers. A move is
+answered only after the service committed it; refusals (a stale or foreign click, a second
+click, an illegal move) get a short ephemeral message and change nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.rules.options import OptionError
+from bot.rules.rulesets import RULESETS, HandError
+from bot.service.tables import LiveTable, TableError, TableService
+from cogs import controls
+from cogs.table_notifier import DiscordTableNotifier
+
+log = logging.getLogger(__name__)
+
+RULE_CHOICES = [app_commands.Choice(name=name, value=name) for name in RULESETS]
+
+
+async def _refuse(interaction: discord.Interaction, text: str) -> None:
+    """A short private answer that changes nothing."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+def _can_manage(interaction: discord.Interaction) -> bool:
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+def _display_name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play mahjong"):
+    def __init__(self, bot: Any, service: TableService, notifier: DiscordTableNotifier) -> None:
+        self.bot = bot
+        self.service = service
+        self.notifier = notifier
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        controls.HANDLERS.update(lobby=self.on_lobby, move=self.on_move, seat=self.on_seat)
+        self.bot.add_dynamic_items(*controls.DYNAMIC_ITEMS)
+
+    async def cog_unload(self) -> None:
+        for key in ("lobby", "move", "seat"):
+            controls.HANDLERS.pop(key, None)
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        original = getattr(error, "original", error)
+        if isinstance(original, TableError | HandError | OptionError):
+            await _refuse(interaction, str(original))
+            return
+        log.error("command failed", exc_info=original)
+        await _refuse(interaction, "Something went wrong; the table is unchanged.")
+
+    # -- commands ----------------------------------------------------------------------------
+    @app_commands.command(name="new", description="Open a mahjong table in this channel")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        rules="Rule set (default: the server's)",
+        limit="The limit on a hand (0 for none)",
+        flowers="Play with flowers and seasons",
+        computer_players="Computer players to seat now (0-3)",
+        turn_seconds="Seconds to discard (0: no timer)",
+        claim_seconds="Seconds to claim a discard",
+        hands="Number of hands (default: one set of four rounds)",
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        rules: app_commands.Choice[str] | None = None,
+        limit: app_commands.Range[int, 0, 100000] | None = None,
+        flowers: bool | None = None,
+        computer_players: app_commands.Range[int, 0, 3] = 0,
+        turn_seconds: app_commands.Range[int, 0, 600] | None = None,
+        claim_seconds: app_commands.Range[int, 5, 120] | None = None,
+        hands: app_commands.Range[int, 1, 64] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
+        allowed = list(getattr(defaults, "allowed_channels", []) or [])
+        if allowed and interaction.channel_id not in allowed:
+            await _refuse(interaction, "Tables are not allowed in this channel on this server.")
+            return
+        ruleset = rules.value if rules else getattr(defaults, "ruleset", "pung-chow")
+        options = dict(getattr(defaults, "options", {}) or {})
+        if ruleset != getattr(defaults, "ruleset", ruleset):
+            options = {}
+        if limit is not None and ruleset != "singapore":
+            options["limit"] = limit or None
+        elif limit is not None:
+            options["maximum"] = limit or 2000
+        if flowers is not None:
+            options["flowers"] = flowers
+        table = await self.service.open_table(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            host_id=interaction.user.id,
+            host_name=_display_name(interaction.user),
+            ruleset=ruleset,
+            options=options,
+            computer_players=computer_players,
+            turn_seconds=turn_seconds
+            if turn_seconds is not None
+            else getattr(defaults, "turn_seconds", 60),
+            claim_seconds=claim_seconds
+            if claim_seconds is not None
+            else getattr(defaults, "claim_seconds", 15),
+            hands=hands,
+        )
+        await interaction.response.send_message(
+            embed=self.notifier.lobby_embed(table), view=controls.lobby_view(table.id)
+        )
+        message = await interaction.original_response()
+        table.message_id = message.id
+        await self.service.store.set_message(table.id, message.id)
+
+    def _table_here(self, interaction: discord.Interaction) -> LiveTable:
+        table = self.service.in_channel(interaction.channel_id or 0)
+        if table is None:
+            mine = self.service.tables_of_user(interaction.user.id)
+            if len(mine) == 1:
+                return mine[0]
+            raise TableError("There is no table in this channel.")
+        return table
+
+    @app_commands.command(name="hand", description="Show your hand and controls (privately)")
+    async def hand(self, interaction: discord.Interaction) -> None:
+        table = self._table_here(interaction)
+        await self._show_hand(interaction, table)
+
+    async def _show_hand(self, interaction: discord.Interaction, table: LiveTable) -> None:
+        seat = table.seat_of_user(interaction.user.id)
+        if table.state is None or seat is None:
+            raise TableError("You are not playing at this table.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text, view = self.notifier.hand_content(table, seat)
+        file = await self.notifier.render_hand_file(table, seat)
+        kwargs: dict[str, Any] = {"content": text, "file": file, "ephemeral": True}
+        if view is not None:
+            kwargs["view"] = view
+        await interaction.followup.send(**kwargs)
+
+    @app_commands.command(name="table", description="Post the table image again")
+    async def table(self, interaction: discord.Interaction) -> None:
+        table = self._table_here(interaction)
+        if table.state is None:
+            raise TableError("The game has not started yet.")
+        await interaction.response.send_message("Here is the table.", ephemeral=True)
+        await self.notifier.repost_table(table)
+
+    @app_commands.command(name="leave", description="Give your seat to a computer player")
+    async def leave(self, interaction: discord.Interaction) -> None:
+        table = self._table_here(interaction)
+        if table.status == "lobby":
+            await self.service.unjoin(table.id, interaction.user.id)
+        else:
+            await self.service.leave(table.id, interaction.user.id)
+        await _refuse(interaction, "You left the table; a computer player has your seat.")
+
+    @app_commands.command(name="end", description="End the table (host or Manage Server)")
+    async def end(self, interaction: discord.Interaction) -> None:
+        table = self._table_here(interaction)
+        await self.service.end(table.id, interaction.user.id, _can_manage(interaction))
+        await interaction.response.send_message("The table is closed; finished hands stay settled.")
+
+    # -- buttons -----------------------------------------------------------------------------
+    async def on_lobby(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
+        table_id, verb = int(groups["table"]), groups["verb"]
+        user = interaction.user
+        try:
+            if verb == "join":
+                await self.service.join(table_id, user.id, _display_name(user))
+            elif verb == "leave":
+                await self.service.unjoin(table_id, user.id)
+            elif verb == "cpu":
+                await self.service.add_computer(table_id, user.id)
+            elif verb == "start":
+                await self.service.start_game(table_id, user.id, _can_manage(interaction))
+            elif verb == "cancel":
+                await self.service.cancel(table_id, user.id, _can_manage(interaction))
+        except TableError as exc:
+            await _refuse(interaction, str(exc))
+            return
+        await interaction.response.defer()
+
+    async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
+        try:
+            await self.service.act(
+                int(groups["table"]),
+                interaction.user.id,
+                groups["verb"],
+                groups.get("arg"),
+                int(groups["move"]),
+            )
+        except TableError as exc:
+            await _refuse(interaction, str(exc))
+            return
+        await interaction.response.defer()
+
+    async def on_seat(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
+        table_id, verb = int(groups["table"]), groups["verb"]
+        try:
+            table = self.service.get(table_id)
+            if verb == "back":
+                await self.service.take_back(table_id, interaction.user.id)
+                await interaction.response.defer()
+            else:
+                await self._show_hand(interaction, table)
+        except TableError as exc:
+            await _refuse(interaction, str(exc))
+
+
+async def setup(bot: Any) -> None:
+    service = bot.services.tables
+    notifier = DiscordTableNotifier(bot, service)
+    service.notifier = notifier
+    await bot.add_cog(TableCog(bot, service, notifier))

@@ -1,0 +1,182 @@
+"""TableService without Discord: the lobby, moves committed before answers, stale and foreign
+clicks, computer players, timers and take-over, settlement to the ledger, and the rebuild of
+every open table from its event log."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.players import decide
+from bot.rules.game import GAME_OVER, legal_actions, view
+from bot.rules.rulesets import get_ruleset
+from bot.service.tables import TableError, TableService, control_of
+from tests.tables.fakes import MemoryLedger, MemoryStore, RecordingNotifier, Settings
+
+ALICE, BOB = 101, 102
+
+
+def make_service(store: MemoryStore | None = None, ledger: MemoryLedger | None = None):
+    service = TableService(None, store or MemoryStore(), ledger or MemoryLedger(), Settings())
+    service.notifier = RecordingNotifier()
+    service.computer_delay = 0
+    service.next_hand_delay = 0
+    return service
+
+
+async def open_table(service, *, computers=3, hands=2, rules="pung-chow", turn=0, claim=15):
+    return await service.open_table(
+        guild_id=1,
+        channel_id=10,
+        host_id=ALICE,
+        host_name="alice",
+        ruleset=rules,
+        options={},
+        computer_players=computers,
+        turn_seconds=turn,
+        claim_seconds=claim,
+        hands=hands,
+    )
+
+
+async def settle(service, table) -> None:
+    """Let the table's runner and timers run until it waits for a member."""
+    for _ in range(200):
+        await asyncio.sleep(0)
+        running = table.runner is not None and not table.runner.done()
+        if not running:
+            return
+    while table.runner is not None and not table.runner.done():
+        await asyncio.sleep(0.001)
+
+
+async def play_member(service, table, user_id: int, limit: int = 5000) -> None:
+    """Play a member's seat with the computer player's policy, through service.act."""
+    for _ in range(limit):
+        await settle(service, table)
+        state = table.state
+        if state is None or state.phase == GAME_OVER or table.status != "playing":
+            return
+        seat = table.seat_of_user(user_id)
+        legal = legal_actions(state, seat)
+        if not legal or seat is None:
+            await asyncio.sleep(0.001)
+            continue
+        choice = decide(view(state, seat), legal, get_ruleset(table.ruleset), state.config.options)
+        verb, arg = control_of(choice)
+        await service.act(table.id, user_id, verb, None if arg is None else str(arg), state.move)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_game_with_one_member_and_three_computers_settles_every_hand() -> None:
+    ledger = MemoryLedger()
+    store = MemoryStore()
+    service = make_service(store, ledger)
+    table = await open_table(service, hands=2)
+    assert [p.name for p in table.players] == ["alice", "Computer 1", "Computer 2", "Computer 3"]
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await play_member(service, table, ALICE)
+    assert table.status == "finished"
+    assert table.state is not None and table.state.phase == GAME_OVER
+    played = [r for r in table.state.results if r.kind != "washing"]
+    assert len(played) == 2
+    assert set(ledger.posted) == {f"table:{table.id}:hand:{r.number}" for r in table.state.results}
+    for payments in ledger.posted.values():
+        net = {}
+        for payer, payee, amount in payments:
+            net[payer] = net.get(payer, 0) - amount
+            net[payee] = net.get(payee, 0) + amount
+        assert sum(net.values()) == 0
+    assert ledger.balance(ALICE) == table.state.net[table.seat_of_user(ALICE)]
+    assert store.rows[table.id]["status"] == "finished"
+    assert service.in_channel(10) is None
+
+
+async def test_stale_foreign_and_illegal_clicks_change_nothing() -> None:
+    service = make_service()
+    table = await open_table(service, computers=2, hands=1)
+    await service.join(table.id, BOB, "bob")
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await settle(service, table)
+    state = table.state
+    events = len(service.store.events[table.id])
+    with pytest.raises(TableError, match="not seated"):
+        await service.act(table.id, 999, "pass", None, state.move)
+    with pytest.raises(TableError, match="earlier move"):
+        await service.act(table.id, ALICE, "pass", None, state.move + 5)
+    seat = table.seat_of_user(ALICE)
+    if seat not in (state.turn,):
+        with pytest.raises(TableError):
+            await service.act(table.id, ALICE, "discard", "0", state.move)
+    with pytest.raises(TableError):
+        await service.act(table.id, ALICE, "discard", "999", state.move)
+    assert table.state is state
+    assert len(service.store.events[table.id]) == events
+
+
+async def test_lobby_rules() -> None:
+    service = make_service()
+    table = await open_table(service, computers=0)
+    with pytest.raises(TableError, match="already has a table"):
+        await open_table(service)
+    with pytest.raises(TableError, match="at least two"):
+        await service.start_game(table.id, ALICE, can_manage=False)
+    await service.join(table.id, BOB, "bob")
+    with pytest.raises(TableError, match="already at this table"):
+        await service.join(table.id, BOB, "bob")
+    with pytest.raises(TableError, match="Only the host"):
+        await service.start_game(table.id, BOB, can_manage=False)
+    await service.cancel(table.id, BOB, can_manage=True)
+    assert service.in_channel(10) is None
+
+
+async def test_every_open_table_is_rebuilt_from_its_events() -> None:
+    store, ledger = MemoryStore(), MemoryLedger()
+    service = make_service(store, ledger)
+    table = await open_table(service, hands=3)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    # Play a while, then "kill" the service and start another on the same store.
+    for _ in range(6):
+        await settle(service, table)
+        state = table.state
+        seat = table.seat_of_user(ALICE)
+        legal = legal_actions(state, seat)
+        if legal:
+            choice = decide(view(state, seat), legal, get_ruleset("pung-chow"), {})
+            verb, arg = control_of(choice)
+            await service.act(table.id, ALICE, verb, None if arg is None else str(arg), state.move)
+    await settle(service, table)
+    await service.stop()
+    assert table.status == "playing"
+    before = table.state
+    restarted = make_service(store, ledger)
+    await restarted.start()
+    rebuilt = restarted.in_channel(10)
+    assert rebuilt is not None and rebuilt.id == table.id
+    assert rebuilt.state == before
+    assert [p.name for p in rebuilt.players] == [p.name for p in table.players]
+    await play_member(restarted, rebuilt, ALICE)
+    assert rebuilt.status == "finished"
+    await restarted.stop()
+
+
+async def test_timeouts_hand_the_seat_to_a_computer_until_taken_back() -> None:
+    service = make_service()
+    table = await open_table(service, hands=1, turn=1, claim=1)
+    table.turn_seconds = 0.02
+    table.claim_seconds = 0.02
+    await service.start_game(table.id, ALICE, can_manage=False)
+    seat = None
+    for _ in range(400):
+        await asyncio.sleep(0.01)
+        seat = table.seat_of_user(ALICE)
+        player = table.player_at(seat) if seat is not None else None
+        if player is not None and player.away:
+            break
+    assert player is not None and player.away
+    await service.take_back(table.id, ALICE)
+    assert not table.player_at(seat).away
+    kinds = [kind for _, kind, _ in service.store.events[table.id]]
+    assert kinds.count("away") == 2
+    await service.stop()
