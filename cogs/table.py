@@ -52,6 +52,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def cog_load(self) -> None:
         controls.HANDLERS.update(lobby=self.on_lobby, move=self.on_move, seat=self.on_seat)
         self.bot.add_dynamic_items(*controls.DYNAMIC_ITEMS)
+        self.notifier.start_emoji_upload()
 
     async def cog_unload(self) -> None:
         for key in ("lobby", "move", "seat"):

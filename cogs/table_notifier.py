@@ -51,6 +51,26 @@ class DiscordTableNotifier:
         self._closed_dms: set[tuple[int, int]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
 
+    async def upload_emojis(self) -> None:
+        """Upload every tile as an application emoji once (skipping those already there), so
+        buttons can show tile pictures; on any failure the buttons keep their text labels."""
+        from renderer import emoji_name, render_tile_emoji
+
+        try:
+            existing = {e.name: e for e in await self.bot.fetch_application_emojis()}
+            for tile in range(42):
+                name = emoji_name(tile)
+                emoji = existing.get(name)
+                if emoji is None:
+                    png = await asyncio.to_thread(render_tile_emoji, tile)
+                    emoji = await self.bot.create_application_emoji(name=name, image=png)
+                self.emojis[tile] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
+        except discord.HTTPException:
+            log.warning("could not upload the tile emojis; buttons show text labels", exc_info=True)
+
+    def start_emoji_upload(self) -> None:
+        self._spawn(self.upload_emojis(), "tile-emojis")
+
     # -- scheduling --------------------------------------------------------------------------
     def _spawn(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)
