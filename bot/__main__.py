@@ -1,8 +1,8 @@
 """``mahjong-bot``: run the bot, or one of its tools.
 
-    mahjong-bot                        run the bot (needs DISCORD_TOKEN)
-    mahjong-bot simulate --rules R --hands N --seed S
-    mahjong-bot render-demo --out DIR
+mahjong-bot                        run the bot (needs DISCORD_TOKEN)
+mahjong-bot simulate --rules R --hands N --seed S
+mahjong-bot render-demo --out DIR
 """
 
 from __future__ import annotations
