@@ -146,7 +146,7 @@ def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
 
 
 def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
-    """Greedy word wrap; the last line is ellipsized if the text does not fit."""
+    """Greedy word wrap into at most ``max_lines``; whatever does not fit is ellipsized."""
     words = latin_safe(text).split()
     lines: list[str] = []
     current = ""
@@ -161,8 +161,23 @@ def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int)
             current = " ".join(words[i:])
             break
     if current:
-        lines.append(ellipsize(current, f, max_width))
-    return lines[:max_lines]
+        lines.append(current)
+    return [ellipsize(line, f, max_width) for line in lines[:max_lines]]
+
+
+def fit_lines(
+    text: str, faces: tuple[tuple[str, int], ...], max_width: float, max_lines: int
+) -> tuple[ImageFont.FreeTypeFont, list[str]]:
+    """The first of ``faces`` (font name, size) at which ``text`` wraps into the room
+    without being cut; the last, cut with an ellipsis, if none does."""
+    clean = " ".join(latin_safe(text).split())
+    for name, size in faces:
+        f = font(name, size)
+        lines = wrap(clean, f, max_width, max_lines)
+        if " ".join(lines) == clean:
+            return f, lines
+    f = font(*faces[-1])
+    return f, wrap(clean, f, max_width, max_lines)
 
 
 def text(

@@ -80,11 +80,12 @@ def meld_items(meld: Meld, seat: int, width: int, u: float) -> tuple[list[Placed
         tiles[0] = tiles[-1] = BACK
         return row_items(tiles, width, u)
     slot = claimed_position(meld, seat)
-    if meld.kind is Kind.CHOW and meld.claimed is not None:
-        # The claimed tile goes first (it came from the left), the other two in order.
+    if meld.kind is Kind.CHOW and meld.claimed is not None and slot is not None:
+        # The claimed tile goes where it lies sideways, the other two in order around it.
         rest = list(meld.tiles)
-        rest.remove(meld.claimed)
-        tiles = [meld.claimed, *rest]
+        if meld.claimed in rest:
+            rest.remove(meld.claimed)
+            tiles = [*rest[:slot], meld.claimed, *rest[slot:]]
     if meld.added and meld.kind is Kind.KONG:
         # An added kong: three tiles in a row, the fourth stacked on the sideways one.
         tiles = tiles[:3]

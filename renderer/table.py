@@ -21,20 +21,24 @@ from PIL import Image, ImageDraw
 
 from bot.rules.game.view import SeatView, TableView
 from renderer import style
-from renderer.fonts import BOLD, CJK, REGULAR, font
+from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font
 from renderer.glyphs import WIND_GLYPHS
-from renderer.layout import Frame, Placed, Scene, ellipsize, wrap
+from renderer.layout import Frame, Placed, Scene, ellipsize, fit_lines
 from renderer.rows import concealed_tiles, melds_items, melds_length, row_items
 from renderer.tile_cache import depth, face_height
 
+EMPTY_PLACE = (28, 74, 58)
+DEAD_WALL = (70, 104, 92)
 WIND_NAMES = ("East", "South", "West", "North")
 
-HAND_W = 30
-DISCARD_W = 34
-BAND = 96
+HAND_W = 32
+DISCARD_W = 40
+MAX_DISCARD_W = 46
+BAND = 110
 GROUP_GAP = 10
 MARGIN = 10
 HEADER = 60
+NAME_FACES = ((BOLD, 15), (BOLD, 14), (CONDENSED, 14), (CONDENSED, 13), (CONDENSED, 12))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +48,11 @@ class Geometry:
     rows: int
     box: int
     hand_w: int
+    discard_w: int
 
     @property
     def pitch(self) -> int:
-        return face_height(DISCARD_W) + 3
+        return face_height(self.discard_w) + 3
 
     @property
     def discard_inner(self) -> float:
@@ -77,18 +82,23 @@ def _geometry(view: TableView, seats: dict[int, SeatView], bottom: int) -> Geome
     sides_used = {_side_of(s.seat, bottom) for s in seats.values() if s.occupied}
     cols = 12 if sides_used and sides_used <= {0, 2} else 6
     most = max((len(s.discards) for s in seats.values()), default=0)
-    rows = max(4, math.ceil(most / cols))
-    box = max(6 * DISCARD_W, 204)
-    pitch = face_height(DISCARD_W) + 3
-    size_center = 2 * (BAND + 12 + rows * pitch + 10) + box
+    rows = max(3, math.ceil(most / cols))
+
+    def size_center(dw: int) -> int:
+        return 2 * (BAND + 12 + rows * (face_height(dw) + 3) + 10) + 6 * dw
+
     # Room along each band for a full hand with its drawn tile, a few kongs and flowers, so
     # the image keeps its size from one turn to the next.
     full = max((s.concealed_count + 3 * len(s.melds) for s in seats.values()), default=13)
     row_floor = (max(full, 13) + 6) * HAND_W + 4 * GROUP_GAP
     need = max((_row_need(s, HAND_W) for s in seats.values()), default=0)
     size_rows = 2 * BAND + max(row_floor, need) + 2 * MARGIN
-    size = int(max(size_center, size_rows))
-    return Geometry(size, cols, rows, box, HAND_W)
+    dw = DISCARD_W
+    size = int(max(size_center(dw), size_rows))
+    # When the hands set the size, the discards grow into the room they leave.
+    while dw < MAX_DISCARD_W and size_center(dw + 1) <= size:
+        dw += 1
+    return Geometry(size, cols, rows, 6 * dw, HAND_W, dw)
 
 
 def _draw_band(scene: Scene, frame: Frame, seat: SeatView, geo: Geometry) -> None:
@@ -121,16 +131,17 @@ def _draw_band(scene: Scene, frame: Frame, seat: SeatView, geo: Geometry) -> Non
 
 def _draw_discards(scene: Scene, frame: Frame, seat: SeatView, geo: Geometry, latest: bool) -> None:
     cols = geo.cols
-    left = (geo.size - cols * DISCARD_W) / 2
+    dw = geo.discard_w
+    left = (geo.size - cols * dw) / 2
     for i, tile in enumerate(seat.discards):
         row, col = divmod(i, cols)
         v = geo.discard_inner - (row + 1) * geo.pitch
         is_latest = latest and i == len(seat.discards) - 1
         item = Placed(
             tile,
-            left + col * DISCARD_W,
+            left + col * dw,
             v,
-            DISCARD_W,
+            dw,
             dim=i in seat.claimed,
             outline=style.HIGHLIGHT if is_latest else None,
         )
@@ -183,60 +194,132 @@ def _draw_plate(
     )
     if seat.wind == 0:
         d.text((tx, y0 + 26), "dealer", font=font(REGULAR, 11), fill=style.TEXT_DIM)
-    f = font(BOLD, 15)
-    lines = wrap(name, f, x1 - x0 - 12, 2)
-    y = y0 + 52 if len(lines) > 1 else y0 + 58
+    net = getattr(seat, "net", 0)
+    tags = []
+    if net:
+        tags.append((f"{net:+d}", style.MARK if net > 0 else style.WIN))
+    if getattr(seat, "riichi", False):
+        tags.append(("riichi", style.GOLD))
+    room = (y1 - y0) - 50 - (16 if tags else 0)
+    f, lines = fit_lines(name, NAME_FACES, x1 - x0 - 12, max(1, room // 15))
+    step = f.size + 2
+    y = y0 + 48 + (room - step * len(lines)) / 2
     for line in lines:
         d.text((x0 + 7, y), line, font=f, fill=style.TEXT)
-        y += 18
+        y += step
+    x = x0 + 7
+    for label, color in tags:
+        d.text((x, y1 - 18), label, font=font(BOLD, 12), fill=color)
+        x += font(BOLD, 12).getlength(label) + 8
 
 
-def _draw_wall(d: ImageDraw.ImageDraw, geo: Geometry, live: int, dead: int) -> None:
-    """The wall as stacks of two around the inside of the middle box, the dead wall last
-    and darker; drawn stacks leave the ring empty, so its length shows what is left."""
+def _set_size(view: TableView, seats: dict[int, SeatView]) -> int:
+    """How many tiles the set has: every tile is in the wall or somewhere on the table (a
+    claimed discard is counted in its meld, not twice)."""
+    out = view.wall_remaining + view.dead_wall
+    for seat in seats.values():
+        if not seat.occupied:
+            continue
+        tiles, drawn = concealed_tiles(seat)
+        out += len(tiles) + (drawn is not None) + sum(m.size for m in seat.melds)
+        out += len(seat.flowers) + len(seat.discards) - len(seat.claimed)
+    return out
+
+
+def _draw_wall(scene: Scene, view: TableView, seats: dict[int, SeatView], geo: Geometry) -> None:
+    """The wall as a ring of stacks of two inside the middle box: the stacks still to draw,
+    then the dead wall (darker: a dimmed back), and faint empty places for every stack
+    already dealt or drawn, so the ring shows at a glance how much is left."""
     box = geo.box
-    x0 = (geo.size - box) / 2
-    y0 = HEADER + x0
-    sw, sh = 9, 11
-    per_side = int((box - 16) // sw)
-    stacks: list[tuple[int, bool]] = []
+    bx = (geo.size - box) / 2
+    by = HEADER + bx
+    total = max(_set_size(view, seats), view.wall_remaining + view.dead_wall, 8)
+    per_side = math.ceil(math.ceil(total / 2) / 4)
+    pad, mini = 7, 9
+    thick = face_height(mini) + depth(mini) + 3
+    length = box - 2 * pad - thick
+    pitch = length / per_side
+    live, dead = view.wall_remaining, view.dead_wall
+    # Clockwise from the top-left corner: empty places, live stacks, the dead wall.
+    empty = per_side * 4 - math.ceil(live / 2) - math.ceil(dead / 2) - 1
+    stacks: list[tuple[int, bool]] = [(0, False)] * max(empty, 0)
     stacks += [(2, False)] * (live // 2) + ([(1, False)] if live % 2 else [])
-    stacks += [(2, True)] * (dead // 2) + ([(1, True)] if dead % 2 else [])
-    stacks = stacks[: 4 * per_side]
-    inset = 6
-    for i, (height, is_dead) in enumerate(stacks):
+    if live and dead:
+        stacks.append((-1, False))
+    stacks += [(1, True)] if dead % 2 else []
+    stacks += [(2, True)] * (dead // 2)
+    d = scene.draw
+    across = thick - 3
+    for i, (height, is_dead) in enumerate(stacks[: per_side * 4]):
         side, k = divmod(i, per_side)
-        # Bottom edge left to right, then up the right edge, along the top, down the left.
-        along = 8 + k * sw
-        if side == 0:
-            x, y = x0 + along, y0 + box - inset - sh - 6
-        elif side == 1:
-            x, y = x0 + box - inset - sw, y0 + box - 8 - (k + 1) * sw - 6
-        elif side == 2:
-            x, y = x0 + box - 8 - (k + 1) * sw, y0 + inset
-        else:
-            x, y = x0 + inset, y0 + along
-        top = style.BACK_DARK if is_dead else style.BACK
-        lift = 0 if height == 2 else 3
-        d.rectangle((x, y + lift, x + sw - 2, y + lift + sh - 6), fill=top)
-        d.rectangle((x, y + lift + sh - 6, x + sw - 2, y + sh - 1), fill=style.IVORY_SIDE)
-        if height == 2:
-            d.line((x, y + sh - 3, x + sw - 2, y + sh - 3), fill=style.IVORY_EDGE)
+        a0 = pad + k * pitch + 1
+        a1 = pad + (k + 1) * pitch - 1
+        # (x0, y0, x1, y1) of the stack, and which way is "outwards" for its side edge.
+        if side == 0:  # top, left to right
+            r = (bx + a0, by + pad, bx + a1, by + pad + across)
+        elif side == 1:  # right, top to bottom
+            r = (bx + box - pad - across, by + a0, bx + box - pad, by + a1)
+        elif side == 2:  # bottom, right to left
+            r = (bx + box - a1, by + box - pad - across, bx + box - a0, by + box - pad)
+        else:  # left, bottom to top
+            r = (bx + pad, by + box - a1, bx + pad + across, by + box - a0)
+        _stack(d, r, height, is_dead)
+
+
+def _stack(d: ImageDraw.ImageDraw, r: tuple[float, ...], height: int, dead: bool) -> None:
+    """One stack of the wall seen from above: a tile back, with one ivory stripe per tile
+    along its lower edge (the tiles' sides); an empty place is a faint outline."""
+    x0, y0, x1, y1 = r
+    if height < 0:
+        return
+    if height == 0:
+        d.rounded_rectangle((x0, y0, x1, y1), radius=2, outline=EMPTY_PLACE)
+        return
+    side = 2 * height + 1
+    d.rounded_rectangle((x0, y0, x1, y1), radius=2, fill=style.BACK_DARK)
+    for k in range(height):
+        y = y1 - 2 - 2 * k
+        d.line((x0 + 1, y, x1 - 1, y), fill=style.IVORY_SIDE)
+    top = DEAD_WALL if dead else style.BACK
+    d.rounded_rectangle((x0, y0, x1, y1 - side), radius=2, fill=top)
+
+
+def _latest_discard_seat(view: TableView, seats: dict[int, SeatView]) -> int | None:
+    """Whose last discard is the latest one on the table: ``last_discard`` while a discard
+    lies untaken; else, while the next player holds a tile just drawn, the previous
+    player's last discard (unless it was claimed)."""
+    if view.last_discard is not None:
+        return view.last_discard[0]
+    turn = seats.get(view.turn)
+    if view.phase != "play" or turn is None or concealed_tiles(turn)[1] is None:
+        return None
+    for k in range(1, 4):
+        prev = seats.get((view.turn - k) % 4)
+        if prev is not None and prev.occupied:
+            if prev.discards and len(prev.discards) - 1 not in prev.claimed:
+                return prev.seat
+            return None
+    return None
 
 
 def _draw_middle(
-    d: ImageDraw.ImageDraw, view: TableView, geo: Geometry, turn_side: int | None
+    scene: Scene,
+    view: TableView,
+    seats: dict[int, SeatView],
+    geo: Geometry,
+    turn_side: int | None,
 ) -> None:
+    d = scene.draw
     box = geo.box
     x0 = (geo.size - box) / 2
     y0 = HEADER + x0
     d.rounded_rectangle(
         (x0, y0, x0 + box, y0 + box), radius=14, fill=style.PANEL, outline=style.FELT_LINE, width=2
     )
-    _draw_wall(d, geo, view.wall_remaining, view.dead_wall)
+    _draw_wall(scene, view, seats, geo)
     cx = x0 + box / 2
     r = 24
-    cy = y0 + 30 + r
+    cy = y0 + 36 + r
     d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(236, 228, 204), outline=style.GOLD, width=3)
     d.text(
         (cx, cy + 1),
@@ -246,28 +329,28 @@ def _draw_middle(
         anchor="mm",
     )
     d.text(
-        (cx, cy + r + 14),
+        (cx, cy + r + 12),
         f"{WIND_NAMES[view.round_wind % 4]} round",
         font=font(BOLD, 13),
         fill=style.TEXT,
         anchor="mm",
     )
     d.text(
-        (cx, cy + r + 46),
+        (cx, cy + r + 40),
         str(view.wall_remaining),
         font=font(BOLD, 30),
         fill=style.GOLD,
         anchor="mm",
     )
     d.text(
-        (cx, cy + r + 70),
+        (cx, cy + r + 62),
         "tiles in the wall",
         font=font(REGULAR, 12),
         fill=style.TEXT_DIM,
         anchor="mm",
     )
     d.text(
-        (cx, cy + r + 86),
+        (cx, cy + r + 77),
         f"dead wall {view.dead_wall}",
         font=font(REGULAR, 12),
         fill=style.TEXT_DIM,
@@ -318,7 +401,7 @@ def compose_table(view: TableView, names: Sequence[str], *, western_index: bool)
     d = scene.draw
     _draw_header(d, view, names, geo.size)
     turn_side = None
-    latest_seat = view.last_discard[0] if view.last_discard else None
+    latest_seat = _latest_discard_seat(view, seats)
     for seat_no in range(4):
         side = _side_of(seat_no, bottom)
         frame = Frame.for_side(side, geo.size, geo.size)
@@ -332,6 +415,6 @@ def compose_table(view: TableView, names: Sequence[str], *, western_index: bool)
             continue
         _draw_band(scene, frame, seat, geo)
         _draw_discards(scene, frame, seat, geo, latest_seat == seat_no)
-    _draw_middle(d, view, geo, turn_side if view.phase == "play" else None)
+    _draw_middle(scene, view, seats, geo, turn_side if view.phase == "play" else None)
     scene.flush()
     return image
