@@ -1,9 +1,11 @@
 """The private hand image sent in a DM: big tiles, sorted, the drawn tile set apart.
 
-The concealed tiles come first in suit order (characters, dots, bamboo, winds, dragons),
-the drawn tile after a gap; melds and flowers go on a second row so the first row stays
-wide enough to read on a phone. Tiles in ``marks`` (those whose discard leaves the hand
-ready, as the caller works out) get a green bar and pointer underneath.
+Discord shows an image at most some 400 px wide on a phone and 550 on a desktop, so a long
+hand is laid on two rows, cut where one suit ends and the next begins, rather than on one
+row of tiles too small to read. The concealed tiles run in suit order (characters, dots,
+bamboo, winds, dragons), the drawn tile after a gap at the end; melds and flowers go on a
+last row of smaller tiles. Tiles in ``marks`` (those whose discard leaves the hand ready,
+as the caller works out) get a green bar and pointer underneath.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from renderer.rows import melds_items, melds_length, row_height, row_items
 from renderer.tile_cache import depth, face_height
 
 WIND_NAMES = ("East", "South", "West", "North")
+TILE_W = 60
+MELD_W = 46
 MARGIN = 16
 GAP = 18
-HEADER = 34
+HEADER = 40
 MARK_SPACE = 18
-MAX_WIDTH = 1000
+ROW_GAP = 10
+ONE_ROW_MAX = 9
 
 
 def _own_seat(view: TableView) -> SeatView:
@@ -36,85 +41,98 @@ def _own_seat(view: TableView) -> SeatView:
     raise ValueError(f"seat {view.viewer} is not in the view")
 
 
-def _width_for(tiles: int, gaps: int) -> int:
-    """The biggest tile width (at most 60) for which a row fits the maximum image width."""
-    room = MAX_WIDTH - 2 * MARGIN - gaps * GAP
-    return max(30, min(60, room // max(tiles, 1)))
+def _suit(tile: int) -> int:
+    return min(tile // 9, 3)
+
+
+def split_rows(tiles: list[int], drawn: bool) -> tuple[list[int], list[int]]:
+    """Cut a sorted hand in two rows of about equal length, at a change of suit when one is
+    near the middle (the drawn tile, at the end of the second row, counts as one)."""
+    total = len(tiles) + (1 if drawn else 0)
+    if total <= ONE_ROW_MAX:
+        return tiles, []
+    half = total / 2
+    cuts = [i for i in range(1, len(tiles)) if _suit(tiles[i]) != _suit(tiles[i - 1])]
+    best = min(cuts, key=lambda i: (abs(i - half), -i), default=None)
+    if best is None or abs(best - half) > 1.5:
+        best = (total + 1) // 2
+    return tiles[:best], tiles[best:]
 
 
 def _mark(d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
-    # A bar under the tile's side and a pointer beneath it: visible at a glance, and it
-    # does not cover any of the face.
-    d.rounded_rectangle((x + 3, y, x + w - 4, y + 4), radius=2, fill=style.MARK)
+    # A bar under the tile's side and a pointer beneath it: seen at a glance, and nothing
+    # covers the face.
+    d.rounded_rectangle((x + 4, y, x + w - 5, y + 4), radius=2, fill=style.MARK)
     cx = x + w / 2
-    d.polygon([(cx - 7, y + 15), (cx + 7, y + 15), (cx, y + 7)], fill=style.MARK)
+    d.polygon([(cx - 8, y + 16), (cx + 8, y + 16), (cx, y + 7)], fill=style.MARK)
 
 
 def compose_hand(view: TableView, *, marks: frozenset[int], western_index: bool) -> Image.Image:
     seat = _own_seat(view)
     concealed = sorted(seat.concealed or ())
-    n = len(concealed) + (1 if seat.drawn is not None else 0)
-    w = _width_for(n, 1)
-    h = face_height(w)
-    row1 = len(concealed) * w + (GAP + w if seat.drawn is not None else 0)
-    w2 = max(28, round(w * 0.78))
-    second = bool(seat.melds or seat.flowers)
-    row2 = melds_length(seat.melds, seat.seat, w2, GAP * 0.6)
+    drawn = seat.drawn
+    first, second = split_rows(concealed, drawn is not None)
+    rows = [first] + ([second] if second else [])
+    w, h = TILE_W, face_height(TILE_W)
+    drawn_row = len(rows) - 1
+    lengths = [len(r) * w for r in rows]
+    if drawn is not None:
+        lengths[drawn_row] += GAP + w
+    has_melds = bool(seat.melds or seat.flowers)
+    meld_len = melds_length(seat.melds, seat.seat, MELD_W, GAP * 0.6)
     if seat.flowers:
-        row2 += (GAP if seat.melds else 0) + len(seat.flowers) * w2
-    width = int(max(row1, row2, 360) + 2 * MARGIN)
-    y1 = HEADER + 18 + h
-    height = y1 + depth(w) + MARK_SPACE
-    if second:
-        y2 = height + 10 + row_height(seat.melds, w2)
-        height = y2 + depth(w2) + MARGIN
+        meld_len += (GAP if seat.melds else 0) + len(seat.flowers) * MELD_W
+    header = _header_text(view, seat)
+    header_w = font(BOLD, 17).getlength(header)
+    width = int(max(*lengths, meld_len, header_w, 300) + 2 * MARGIN)
+
+    row_step = h + depth(w) + MARK_SPACE + ROW_GAP
+    top = HEADER + (16 if drawn is not None else 0)
+    height = top + row_step * len(rows)
+    if has_melds:
+        meld_base = height + row_height(seat.melds, MELD_W)
+        height = meld_base + depth(MELD_W) + MARGIN
     else:
-        height += MARGIN - 6
+        height += MARGIN - ROW_GAP - 6
+
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image, index=western_index)
     d = scene.draw
-    _header(d, view, seat, width)
-
-    frame = Frame(MARGIN, y1, (1, 0), (0, -1), 0)
-    items, u = row_items(concealed, w, 0)
-    if seat.drawn is not None:
-        more, _ = row_items([seat.drawn], w, u + GAP)
-        items += more
-    for item in items:
-        rect = scene.tile(frame, item)
-        if item.tile in marks:
-            _mark(d, rect[0], y1 + depth(w) + 1, w)
-    if seat.drawn is not None:
-        x = MARGIN + u + GAP
-        d.text(
-            (x + w / 2, HEADER + 4),
-            "drawn",
-            font=font(REGULAR, 12),
-            fill=style.TEXT_DIM,
-            anchor="mt",
-        )
-    if second:
-        frame2 = Frame(MARGIN, y2, (1, 0), (0, -1), 0)
-        placed, u2 = melds_items(seat.melds, seat.seat, w2, 0, GAP * 0.6)
+    d.text(
+        (MARGIN, 12),
+        ellipsize(header, font(BOLD, 17), width - 2 * MARGIN),
+        font=font(BOLD, 17),
+        fill=style.TEXT,
+    )
+    for r, tiles in enumerate(rows):
+        base = top + r * row_step + h
+        frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
+        items, u = row_items(tiles, w, 0)
+        if r == drawn_row and drawn is not None:
+            more, _ = row_items([drawn], w, u + GAP)
+            items += more
+            x = MARGIN + u + GAP + w / 2
+            d.text(
+                (x, base - h - 4), "drawn", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="md"
+            )
+        for item in items:
+            rect = scene.tile(frame, item)
+            if item.tile in marks:
+                _mark(d, rect[0], base + depth(w) + 2, w)
+    if has_melds:
+        frame = Frame(MARGIN, meld_base, (1, 0), (0, -1), 0)
+        placed, u = melds_items(seat.melds, seat.seat, MELD_W, 0, GAP * 0.6)
         if seat.flowers:
-            more, _ = row_items(seat.flowers, w2, u2 + (GAP if seat.melds else 0))
+            more, _ = row_items(seat.flowers, MELD_W, u + (GAP if seat.melds else 0))
             placed += more
         for item in placed:
-            scene.tile(frame2, item)
+            scene.tile(frame, item)
     scene.flush()
     return image
 
 
-def _header(d: ImageDraw.ImageDraw, view: TableView, seat: SeatView, width: int) -> None:
-    parts = [
-        f"Your hand · {WIND_NAMES[seat.wind]} wind",
-        f"{WIND_NAMES[view.round_wind % 4]} round",
-        f"{view.wall_remaining} in the wall",
-    ]
-    f = font(BOLD, 16)
-    d.text(
-        (MARGIN, 10),
-        ellipsize(" · ".join(parts), f, width - 2 * MARGIN - 60),
-        font=f,
-        fill=style.TEXT,
+def _header_text(view: TableView, seat: SeatView) -> str:
+    return (
+        f"Your hand · {WIND_NAMES[seat.wind]} wind · {WIND_NAMES[view.round_wind % 4]} round"
+        f" · {view.wall_remaining} left"
     )

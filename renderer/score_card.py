@@ -18,10 +18,10 @@ from renderer.fonts import BOLD, CJK, REGULAR, font
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Scene, ellipsize
 from renderer.rows import melds_items, row_height, row_items
-from renderer.tile_cache import depth, face_height
+from renderer.tile_cache import depth
 
 WIND_NAMES = ("East", "South", "West", "North")
-WIDTH = 900
+WIDTH = 800
 MARGIN = 18
 TILE_W = 36
 GAP = 12
@@ -38,9 +38,9 @@ def _name(names: Sequence[str], seat: int) -> str:
 def _score_rows(score: Score | None) -> list[tuple[str, str]]:
     if score is None:
         return [("No score for this hand", "")]
-    rows: list[tuple[str, str]] = []
-    for line in score.lines:
-        rows.append(_line_text(line))
+    rows = [_line_text(line) for line in score.lines]
+    if not rows:
+        rows.append(("Nothing scores", "0"))
     if score.limit_hand:
         rows.append((f"Limit hand: {score.limit_hand}", ""))
     return rows
@@ -98,7 +98,7 @@ def _tiles_of(seat: SeatView, winning: int | None) -> tuple[list[Placed], float]
 def _block_height(seat: SeatView, rows: int) -> int:
     tiles = row_height(seat.melds, TILE_W) + depth(TILE_W)
     lines = (rows + 1) // 2 if rows > 3 else rows
-    return HEAD + tiles + 14 + max(lines, 1) * LINE + 14
+    return HEAD + tiles + 20 + max(lines, 1) * LINE + 12
 
 
 def compose_score_card(
@@ -126,8 +126,7 @@ def compose_score_card(
         width = max(width, int(length) + 2 * MARGIN + 16)
     title_h = 54
     heights = [_block_height(s, len(rows_of[s.seat])) for s in seats]
-    pay_lines = len(payments) + 1
-    height = title_h + sum(heights) + 10 * len(seats) + 40 + pay_lines * LINE + MARGIN
+    height = title_h + sum(heights) + 10 * len(seats) + 34 + max(len(payments), 1) * LINE + MARGIN
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image)
     d = scene.draw
@@ -230,9 +229,17 @@ def _block(
     frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
     items, _ = _tiles_of(seat, winning_tile if is_winner else None)
     for item in items:
-        scene.tile(frame, item)
+        rect = scene.tile(frame, item)
+        if item.outline == style.WIN:
+            d.text(
+                (rect[0] + rect[2] / 2, base + depth(TILE_W) + 4),
+                "won on",
+                font=font(BOLD, 11),
+                fill=style.WIN,
+                anchor="mt",
+            )
 
-    ty = base + depth(TILE_W) + 12
+    ty = base + depth(TILE_W) + 18
     two_cols = len(rows) > 3
     col_w = (width - 2 * MARGIN - 20) / (2 if two_cols else 1)
     per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
@@ -278,4 +285,3 @@ def _payments(
                 fill=style.TEXT_DIM,
             )
         y += LINE
-    _ = net, face_height
