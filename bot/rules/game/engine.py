@@ -793,6 +793,8 @@ class _Tx(_Ctx):
         self.set(hands_played=rounds.played(self.get("hands_played"), result))
         box = rounds.advance(self.box(), result, self.state.occupied)
         over = rounds.is_over(box, self.state.config)
+        if over:
+            self.set(sets_done=box.sets_done)
         self.set(
             result=result,
             results=(*self.get("results"), result),

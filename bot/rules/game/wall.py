@@ -195,7 +195,10 @@ def stacked(
     """
     hands = [list(h) for h in hands]
     if len(hands[0]) != hand_size + 1 or any(len(h) != hand_size for h in hands[1:]):
-        raise ValueError(f"East needs {hand_size + 1} tiles and the others {hand_size}")
+        sizes = ", ".join(str(len(h)) for h in hands)
+        raise ValueError(
+            f"East needs {hand_size + 1} tiles and the others {hand_size}, not {sizes}"
+        )
     pool = [0] * N_TILES
     for tile in full_set(with_bonus):
         pool[tile] += 1
