@@ -16,7 +16,7 @@ from bot.rules.game.view import SeatView, TableView
 from renderer import style
 from renderer.fonts import BOLD, REGULAR, font
 from renderer.layout import Frame, Scene, ellipsize
-from renderer.rows import melds_items, melds_length, row_height, row_items
+from renderer.rows import flow, line_height, meld_units, row_items
 from renderer.tile_cache import depth, face_height
 
 WIND_NAMES = ("East", "South", "West", "North")
@@ -28,6 +28,7 @@ HEADER = 40
 MARK_SPACE = 18
 ROW_GAP = 10
 ONE_ROW_MAX = 9
+MELD_ROW_MIN = 520
 
 
 def _own_seat(view: TableView) -> SeatView:
@@ -78,22 +79,22 @@ def compose_hand(view: TableView, *, marks: frozenset[int], western_index: bool)
     lengths = [len(r) * w for r in rows]
     if drawn is not None:
         lengths[drawn_row] += GAP + w
-    has_melds = bool(seat.melds or seat.flowers)
-    meld_len = melds_length(seat.melds, seat.seat, MELD_W, GAP * 0.6)
-    if seat.flowers:
-        meld_len += (GAP if seat.melds else 0) + len(seat.flowers) * MELD_W
     header = _header_text(view, seat)
     header_w = font(BOLD, 17).getlength(header)
-    width = int(max(*lengths, meld_len, header_w, 300) + 2 * MARGIN)
+    units = meld_units(seat.melds, seat.seat, seat.flowers, MELD_W, GAP * 0.7)
+    # Melds and flowers wrap to the width the concealed rows set (a phone's width at most).
+    room = max(*lengths, header_w, MELD_ROW_MIN)
+    meld_lines = flow(units, room)
+    width = int(max([room] + [length for _, length in meld_lines]) + 2 * MARGIN)
 
     row_step = h + depth(w) + MARK_SPACE + ROW_GAP
     top = HEADER + (16 if drawn is not None else 0)
     height = top + row_step * len(rows)
-    if has_melds:
-        meld_base = height + row_height(seat.melds, MELD_W)
-        height = meld_base + depth(MELD_W) + MARGIN
-    else:
-        height += MARGIN - ROW_GAP - 6
+    meld_bases = []
+    for items, _ in meld_lines:
+        meld_bases.append(height + line_height(items))
+        height = meld_bases[-1] + depth(MELD_W) + ROW_GAP
+    height += MARGIN - ROW_GAP - (0 if meld_lines else 6)
 
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image, index=western_index)
@@ -119,13 +120,9 @@ def compose_hand(view: TableView, *, marks: frozenset[int], western_index: bool)
             rect = scene.tile(frame, item)
             if item.tile in marks:
                 _mark(d, rect[0], base + depth(w) + 2, w)
-    if has_melds:
-        frame = Frame(MARGIN, meld_base, (1, 0), (0, -1), 0)
-        placed, u = melds_items(seat.melds, seat.seat, MELD_W, 0, GAP * 0.6)
-        if seat.flowers:
-            more, _ = row_items(seat.flowers, MELD_W, u + (GAP if seat.melds else 0))
-            placed += more
-        for item in placed:
+    for (items, _), base in zip(meld_lines, meld_bases, strict=True):
+        frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
+        for item in items:
             scene.tile(frame, item)
     scene.flush()
     return image

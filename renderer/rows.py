@@ -124,3 +124,54 @@ def row_height(melds: Sequence[Meld], width: int) -> int:
     """How far a row reaches from its base: a stacked added kong is two tiles' widths."""
     stacked = any(m.added and m.kind is Kind.KONG for m in melds)
     return max(face_height(width), 2 * width if stacked else 0)
+
+
+Unit = tuple[list[Placed], float, float]  # items laid from u=0, their length, gap before
+
+
+def meld_units(
+    melds: Sequence[Meld], seat: int, flowers: Sequence[int], width: int, gap: float
+) -> list[Unit]:
+    """The melds, then the flowers one by one, as units that :func:`flow` may wrap."""
+    units: list[Unit] = []
+    for meld in melds:
+        items, length = meld_items(meld, seat, width, 0)
+        units.append((items, length, gap))
+    for i, flower in enumerate(flowers):
+        items, length = row_items([flower], width, 0)
+        units.append((items, length, gap if i == 0 else 0.0))
+    return units
+
+
+def flow(units: Sequence[Unit], max_length: float) -> list[tuple[list[Placed], float]]:
+    """Wrap units into lines no longer than ``max_length`` (a unit longer than that gets a
+    line of its own); returns each line's items, shifted along, and the line's length."""
+    lines: list[tuple[list[Placed], float]] = []
+    items: list[Placed] = []
+    u = 0.0
+    for unit_items, length, gap in units:
+        start = u + gap if items else 0.0
+        if items and start + length > max_length:
+            lines.append((items, u))
+            items, start = [], 0.0
+        for item in unit_items:
+            items.append(
+                Placed(
+                    item.tile,
+                    item.u + start,
+                    item.v,
+                    item.width,
+                    item.sideways,
+                    item.dim,
+                    item.outline,
+                )
+            )
+        u = start + length
+    if items:
+        lines.append((items, u))
+    return lines
+
+
+def line_height(items: Sequence[Placed]) -> int:
+    """How far a line of tiles reaches from its base (a stacked tile reaches further)."""
+    return max((int(i.v) + i.dv for i in items), default=0)

@@ -17,7 +17,7 @@ from renderer import style
 from renderer.fonts import BOLD, CJK, REGULAR, font
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Scene, ellipsize
-from renderer.rows import melds_items, row_height, row_items
+from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_items
 from renderer.tile_cache import depth
 
 WIND_NAMES = ("East", "South", "West", "North")
@@ -27,6 +27,7 @@ TILE_W = 36
 GAP = 12
 LINE = 19
 HEAD = 40
+CAPTION = 22
 
 
 def _name(names: Sequence[str], seat: int) -> str:
@@ -52,53 +53,47 @@ def _line_text(line: ScoreLine) -> tuple[str, str]:
     return (line.name, str(line.points))
 
 
-def _tiles_of(seat: SeatView, winning: int | None) -> tuple[list[Placed], float]:
-    """The revealed row: concealed sorted, drawn (or winning) tile apart, melds, flowers;
-    the winning tile outlined in red."""
+def _tile_lines(
+    seat: SeatView, winning: int | None, max_length: float
+) -> list[tuple[list[Placed], float]]:
+    """The revealed tiles: concealed sorted, the drawn (or winning) tile apart, then melds
+    and flowers wrapped to ``max_length``; the winning tile outlined in red."""
     w = TILE_W
-    concealed = sorted(seat.concealed or ())
-    extra = seat.drawn
-    if seat.concealed is None:
-        # Not revealed after all: show backs rather than guess.
-        from renderer.rows import concealed_tiles
-
-        concealed, extra = concealed_tiles(seat)
+    concealed, extra = concealed_tiles(seat)
     win_index: int | None = None
-    if winning is not None:
+    if winning is not None and seat.concealed is not None:
         if extra == winning:
             win_index = len(concealed)
         elif winning in concealed:
             win_index = len(concealed) - 1 - concealed[::-1].index(winning)
         elif extra is None and not any(winning in m.tiles for m in seat.melds):
+            # Won on a discard the view does not hold: show it apart, as if drawn.
             extra = winning
             win_index = len(concealed)
     items, u = row_items(concealed, w, 0)
     if extra is not None:
         more, u = row_items([extra], w, u + GAP)
         items += more
-    if win_index is not None and win_index < len(items):
+    if win_index is not None:
         items[win_index].outline = style.WIN
-    elif winning is not None:
+    units = [(items, u, 0.0), *meld_units(seat.melds, seat.seat, seat.flowers, w, 2 * GAP)]
+    if winning is not None and win_index is None and seat.concealed is not None:
         # The winning tile completed a set now laid out: mark it there.
-        pass
-    if seat.melds:
-        more, u = melds_items(seat.melds, seat.seat, w, u + 2 * GAP, GAP * 0.6)
-        if winning is not None and win_index is None:
-            for item in more:
-                if item.tile == winning:
-                    item.outline = style.WIN
-                    break
-        items += more
-    if seat.flowers:
-        more, u = row_items(seat.flowers, w, u + 2 * GAP)
-        items += more
-    return items, u
+        for meld_items, _, _ in units[1:]:
+            hit = next((item for item in meld_items if item.tile == winning), None)
+            if hit is not None:
+                hit.outline = style.WIN
+                break
+    return flow(units, max_length)
 
 
-def _block_height(seat: SeatView, rows: int) -> int:
-    tiles = row_height(seat.melds, TILE_W) + depth(TILE_W)
-    lines = (rows + 1) // 2 if rows > 3 else rows
-    return HEAD + tiles + 20 + max(lines, 1) * LINE + 12
+def _lines_height(lines: list[tuple[list[Placed], float]]) -> int:
+    return sum(line_height(items) + depth(TILE_W) + CAPTION for items, _ in lines)
+
+
+def _block_height(lines: list[tuple[list[Placed], float]], rows: int) -> int:
+    text_lines = (rows + 1) // 2 if rows > 3 else rows
+    return HEAD + _lines_height(lines) + 6 + max(text_lines, 1) * LINE + 12
 
 
 def compose_score_card(
@@ -120,12 +115,15 @@ def compose_score_card(
         net[p.payer] = net.get(p.payer, 0) - p.amount
         net[p.payee] = net.get(p.payee, 0) + p.amount
 
-    width = WIDTH
-    for s in seats:
-        _, length = _tiles_of(s, winning_tile if s.seat == winner else None)
-        width = max(width, int(length) + 2 * MARGIN + 16)
+    room = WIDTH - 2 * MARGIN
+    lines_of = {
+        s.seat: _tile_lines(s, winning_tile if s.seat == winner else None, room) for s in seats
+    }
+    width = max(
+        [WIDTH] + [int(length) + 2 * MARGIN for ls in lines_of.values() for _, length in ls]
+    )
     title_h = 54
-    heights = [_block_height(s, len(rows_of[s.seat])) for s in seats]
+    heights = [_block_height(lines_of[s.seat], len(rows_of[s.seat])) for s in seats]
     height = title_h + sum(heights) + 10 * len(seats) + 34 + max(len(payments), 1) * LINE + MARGIN
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image)
@@ -140,9 +138,9 @@ def compose_score_card(
             names,
             score_of[seat.seat],
             rows_of[seat.seat],
+            lines_of[seat.seat],
             net[seat.seat],
             seat.seat == winner,
-            winning_tile,
             y,
             h,
             width,
@@ -175,9 +173,9 @@ def _block(
     names: Sequence[str],
     score: Score | None,
     rows: list[tuple[str, str]],
+    lines: list[tuple[list[Placed], float]],
     net: int,
     is_winner: bool,
-    winning_tile: int | None,
     y: int,
     h: int,
     width: int,
@@ -225,21 +223,22 @@ def _block(
     if total:
         d.text((x1 - 90, cy), total, font=font(BOLD, 16), fill=style.GOLD, anchor="rm")
 
-    base = y + HEAD + row_height(seat.melds, TILE_W)
-    frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
-    items, _ = _tiles_of(seat, winning_tile if is_winner else None)
-    for item in items:
-        rect = scene.tile(frame, item)
-        if item.outline == style.WIN:
-            d.text(
-                (rect[0] + rect[2] / 2, base + depth(TILE_W) + 4),
-                "won on",
-                font=font(BOLD, 11),
-                fill=style.WIN,
-                anchor="mt",
-            )
-
-    ty = base + depth(TILE_W) + 18
+    ty = y + HEAD
+    for items, _ in lines:
+        base = ty + line_height(items)
+        frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
+        for item in items:
+            rect = scene.tile(frame, item)
+            if item.outline == style.WIN:
+                d.text(
+                    (rect[0] + rect[2] / 2, base + depth(TILE_W) + 7),
+                    "won on",
+                    font=font(BOLD, 11),
+                    fill=style.WIN,
+                    anchor="mt",
+                )
+        ty = base + depth(TILE_W) + CAPTION
+    ty += 6
     two_cols = len(rows) > 3
     col_w = (width - 2 * MARGIN - 20) / (2 if two_cols else 1)
     per_col = (len(rows) + 1) // 2 if two_cols else len(rows)

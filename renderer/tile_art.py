@@ -289,7 +289,12 @@ def _glyph(
     f = font(CJK, size)
     x0, y0, x1, y1 = f.getbbox(ch)
     cx, cy = box.at(0.5, 0.5)
-    sw = int(size * stroke)
+    # Small tiles lose thin strokes in the downsampling: embolden the glyphs a little there.
+    # Many-stroked glyphs (萬, 蘭) would clog: they get less.
+    small = max(0.0, min(0.02, (40 - box.w / SS) * 0.001))
+    if group in (WAN, FLOWER_GLYPHS, SEASON_GLYPHS):
+        small *= 0.3
+    sw = round(size * (stroke + small))
     d.text(
         (cx - (x0 + x1) / 2, cy - (y0 + y1) / 2),
         ch,
@@ -385,9 +390,11 @@ def _art_box(tile: int, w: int, h: int, index: bool) -> Box:
     if not index:
         return box
     # Leave the top-left corner to the index: suit art moves down a little, and the
-    # honour glyphs shrink a little, rather than run under the label.
+    # honour and bonus glyphs shrink a little, rather than run under the label.
     if tile < 27:
         return Box(mx, h * 0.19, w - mx, h - my * 0.8)
+    if tile >= 34:
+        return Box(mx, h * 0.23, w - mx, h - my * 0.8)
     return Box(mx + w * 0.1, h * 0.2, w - mx, h - my * 0.8)
 
 
