@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw, ImageFont
 
-from renderer import style
 from renderer.fonts import font, latin_safe
 from renderer.style import Color
 from renderer.tile_cache import depth, face_height, tile_sprite
@@ -131,10 +130,6 @@ class Scene:
 # --- text -------------------------------------------------------------------------------
 
 
-def text_width(f: ImageFont.FreeTypeFont, text: str) -> float:
-    return f.getlength(text)
-
-
 def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
     """``text`` cut with an ellipsis to fit ``max_width`` pixels."""
     text = latin_safe(text)
@@ -178,15 +173,3 @@ def fit_lines(
             return f, lines
     f = font(*faces[-1])
     return f, wrap(clean, f, max_width, max_lines)
-
-
-def text(
-    d: ImageDraw.ImageDraw,
-    xy: tuple[float, float],
-    value: str,
-    name: str,
-    size: int,
-    fill: Color = style.TEXT,
-    anchor: str = "la",
-) -> None:
-    d.text(xy, latin_safe(value), font=font(name, size), fill=fill, anchor=anchor)

@@ -19,10 +19,6 @@ from renderer.tile_art import BACK
 from renderer.tile_cache import face_height
 
 
-def hidden_hand(seat: SeatView) -> bool:
-    return seat.concealed is None
-
-
 def concealed_tiles(seat: SeatView) -> tuple[list[int], int | None]:
     """The tiles to draw for the concealed part and the one to set apart (or None).
 
@@ -118,12 +114,6 @@ def melds_items(
 
 def melds_length(melds: Sequence[Meld], seat: int, width: int, gap: float) -> float:
     return melds_items(melds, seat, width, 0, gap)[1]
-
-
-def row_height(melds: Sequence[Meld], width: int) -> int:
-    """How far a row reaches from its base: a stacked added kong is two tiles' widths."""
-    stacked = any(m.added and m.kind is Kind.KONG for m in melds)
-    return max(face_height(width), 2 * width if stacked else 0)
 
 
 Unit = tuple[list[Placed], float, float]  # items laid from u=0, their length, gap before

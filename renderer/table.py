@@ -33,7 +33,7 @@ WIND_NAMES = ("East", "South", "West", "North")
 
 HAND_W = 32
 DISCARD_W = 40
-MAX_DISCARD_W = 46
+DISCARD_STEPS = (43, 46)
 BAND = 110
 GROUP_GAP = 10
 MARGIN = 10
@@ -95,9 +95,11 @@ def _geometry(view: TableView, seats: dict[int, SeatView], bottom: int) -> Geome
     size_rows = 2 * BAND + max(row_floor, need) + 2 * MARGIN
     dw = DISCARD_W
     size = int(max(size_center(dw), size_rows))
-    # When the hands set the size, the discards grow into the room they leave.
-    while dw < MAX_DISCARD_W and size_center(dw + 1) <= size:
-        dw += 1
+    # When the hands set the size, the discards grow into the room they leave (in a few
+    # steps, so that few sizes of sprite are ever built and cached).
+    for wider in DISCARD_STEPS:
+        if size_center(wider) <= size:
+            dw = wider
     return Geometry(size, cols, rows, 6 * dw, HAND_W, dw)
 
 
@@ -379,6 +381,12 @@ def _draw_header(d: ImageDraw.ImageDraw, view: TableView, names: Sequence[str], 
     seat = _seat_map(view).get(view.turn)
     if seat is not None and view.phase == "play":
         left += f" · {_name(names, view.turn)} ({WIND_NAMES[seat.wind]}) to play"
+    elif view.phase == "claim":
+        waiting = sorted(getattr(view, "awaiting", ()) or ())
+        who = ", ".join(_name(names, s) for s in waiting)
+        left += f" · waiting for {who}" if who else " · claims open"
+    elif view.phase in ("hand-over", "game-over"):
+        left += " · game over" if view.phase == "game-over" else " · hand over"
     f = font(BOLD, 18)
     d.text((14, 8), ellipsize(left, f, width - 28), font=f, fill=style.TEXT)
     if view.last_action:

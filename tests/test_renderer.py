@@ -6,11 +6,12 @@ import io
 import itertools
 import re
 from dataclasses import replace
+from importlib import resources
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.melds import Kind, Meld
@@ -25,7 +26,8 @@ from renderer import (
     render_tile_emoji,
 )
 from renderer.demo import write_demo
-from renderer.fonts import latin_safe
+from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
+from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, sample_scores, sample_table
@@ -226,6 +228,31 @@ def test_long_hands_split_in_two_rows_at_a_suit_change() -> None:
     assert first + second == hand
     assert abs(len(first) - (len(second) + 1)) <= 3
     assert first[-1] // 9 != second[0] // 9
+
+
+def _ink(f: ImageFont.FreeTypeFont, text: str) -> bytes:
+    image = Image.new("L", (400, 64))
+    ImageDraw.Draw(image).text((4, 4), text, font=f, fill=255)
+    assert image.getbbox() is not None, text
+    return image.tobytes()
+
+
+def test_bundled_fonts_hold_every_glyph_drawn() -> None:
+    # The subset must carry every character the tiles use: a missing one would draw the
+    # empty .notdef box, the same as a character that is certainly not in it.
+    cjk = font(CJK, 48)
+    missing = _ink(cjk, "龍")
+    for ch in CJK_TEXT:
+        assert _ink(cjk, ch) != missing, ch
+    for name in (BOLD, REGULAR, CONDENSED):
+        latin = font(name, 20)
+        notdef = _ink(latin, "龍")
+        for ch in "AzÿŁΩДж→":
+            assert _ink(latin, ch) != notdef, ch
+    root = resources.files("renderer") / "assets"
+    for asset in ("OFL.txt", "DejaVu-LICENSE.txt", "build_font.py", CJK):
+        assert (root / asset).is_file()
+    assert (root / CJK).stat().st_size < 40_000
 
 
 def test_names_outside_the_font_are_replaced() -> None:
