@@ -229,8 +229,10 @@ def _bamboo(d: ImageDraw.ImageDraw, box: Box, n: int) -> None:
 
 def _bird(d: ImageDraw.ImageDraw, box: Box) -> None:
     # A peacock on a bamboo stem: fanned tail, green body, red crest, yellow beak.
-    s = min(box.w, box.h / 1.3)
+    # Scaled so the fanned tail stays on the face; centred a little right to balance it.
+    s = min(box.w, box.h / 1.3) * 0.86
     ox, oy = box.at(0.5, 0.5)
+    ox += s * 0.06
 
     def p(x: float, y: float) -> Point:
         return (ox + x * s, oy + y * s)
