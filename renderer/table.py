@@ -37,7 +37,7 @@ DISCARD_STEPS = (43, 46)
 BAND = 110
 GROUP_GAP = 10
 MARGIN = 10
-HEADER = 60
+HEADER = 66
 NAME_FACES = ((BOLD, 15), (BOLD, 14), (CONDENSED, 14), (CONDENSED, 13), (CONDENSED, 12))
 
 
@@ -333,7 +333,7 @@ def _draw_middle(
     d.text(
         (cx, cy + r + 12),
         f"{WIND_NAMES[view.round_wind % 4]} round",
-        font=font(BOLD, 13),
+        font=font(BOLD, 15),
         fill=style.TEXT,
         anchor="mm",
     )
@@ -387,11 +387,11 @@ def _draw_header(d: ImageDraw.ImageDraw, view: TableView, names: Sequence[str], 
         left += f" · waiting for {who}" if who else " · claims open"
     elif view.phase in ("hand-over", "game-over"):
         left += " · game over" if view.phase == "game-over" else " · hand over"
-    f = font(BOLD, 18)
+    f = font(BOLD, 21)
     d.text((14, 8), ellipsize(left, f, width - 28), font=f, fill=style.TEXT)
     if view.last_action:
-        f2 = font(REGULAR, 15)
-        d.text((14, 34), ellipsize(view.last_action, f2, width - 28), font=f2, fill=style.GOLD)
+        f2 = font(REGULAR, 17)
+        d.text((14, 37), ellipsize(view.last_action, f2, width - 28), font=f2, fill=style.GOLD)
 
 
 def _name(names: Sequence[str], seat: int) -> str:
