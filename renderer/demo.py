@@ -1,13 +1,15 @@
-"""Write a sample of every image from seeded random deals: ``python -m renderer.demo --out DIR``.
+"""Write a sample of every image from seeded games: ``python -m renderer.demo --out DIR``.
 
-The bot's ``mahjong-bot render-demo --out DIR`` calls :func:`write_demo`. The tables are
-built here (see ``renderer.samples``), not by the game engine.
+The bot's ``mahjong-bot render-demo --out DIR`` calls :func:`write_demo`. The tables come from
+real games of the engine, played by the computer players from a fixed seed, so the pictures
+show what players will see (the same seed gives the same pictures).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from renderer import (
     ALL_EMOJI_TILES,
@@ -17,11 +19,56 @@ from renderer import (
     render_table,
     render_tile_emoji,
 )
-from renderer.samples import NAMES, sample_scores, sample_table
+
+NAMES = ("Alice", "Bartholomew the Magnificent", "Chen", "Dolores")
+
+
+def _play(ruleset: str, seed: int, *, players: int = 4, moves: int | None = None) -> Any:
+    """A seeded game played by computer players: ``moves`` actions in, or to the end of the
+    first hand (its reveal) when ``moves`` is None."""
+    from bot.players import decide
+    from bot.rules.game import (
+        GAME_OVER,
+        HAND_OVER,
+        apply,
+        legal_actions,
+        new_game,
+        pending_seats,
+        view,
+    )
+    from bot.rules.rulesets import get_ruleset
+
+    state = new_game(ruleset, {}, f"demo-{seed}", players=players, hands=2)
+    rules = get_ruleset(ruleset)
+    done = 0
+    while state.phase not in (HAND_OVER, GAME_OVER) and (moves is None or done < moves):
+        seat = min(pending_seats(state))
+        legal = legal_actions(state, seat)
+        state = apply(state, decide(view(state, seat), legal, rules, state.config.options))
+        done += 1
+    return state
+
+
+def _ready_marks(table_view: Any) -> frozenset[int]:
+    from bot.rules.analysis import ready_waits
+    from bot.rules.tiles import counts_of
+
+    own = table_view.seats[table_view.viewer]
+    tiles = [*(own.concealed or ()), *([own.drawn] if own.drawn is not None else [])]
+    counts = counts_of(tiles)
+    marks = set()
+    for tile in set(tiles):
+        counts[tile] -= 1
+        if ready_waits(counts):
+            marks.add(tile)
+        counts[tile] += 1
+    return frozenset(marks)
 
 
 def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:
     """Write the sample images into ``out_dir`` (created if needed); returns their paths."""
+    from bot.rules.game import view
+
     out = Path(out_dir)
     (out / "emoji").mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -31,30 +78,35 @@ def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:
         path.write_bytes(data)
         written.append(path)
 
-    save("table_4p.png", render_table(sample_table(seed, players=4), NAMES))
-    save("table_3p.png", render_table(sample_table(seed + 1, players=3, turns=45), NAMES))
-    save("table_2p.png", render_table(sample_table(seed + 2, players=2, turns=70), NAMES))
-    f16 = sample_table(seed + 3, players=4, hand_size=16, turns=36)
-    save("table_filipino16.png", render_table(f16, NAMES))
-    mine = sample_table(seed, players=4, viewer=0)
-    save("table_4p_seat0.png", render_table(mine, NAMES))
+    middle = _play("pung-chow", seed, moves=34)
+    save("table_4p.png", render_table(view(middle, None), NAMES))
+    save("table_4p_seat0.png", render_table(view(middle, 0), NAMES))
+    turn = middle.turn
+    hand_view = view(middle, turn)
+    save("hand.png", render_hand(hand_view, marks=_ready_marks(hand_view)))
+    save(
+        "table_3p.png",
+        render_table(view(_play("pung-chow", seed + 1, players=3, moves=40), None), NAMES),
+    )
+    save(
+        "table_2p.png",
+        render_table(view(_play("pung-chow", seed + 2, players=2, moves=30), None), NAMES),
+    )
+    sixteen = _play("filipino-16", seed + 3, moves=40)
+    save("table_filipino16.png", render_table(view(sixteen, None), NAMES))
+    save("hand_filipino16.png", render_hand(view(sixteen, sixteen.turn)))
 
-    hand_view = sample_table(seed, players=4, viewer=sample_table(seed).turn)
-    own = next(s for s in hand_view.seats if s.seat == hand_view.viewer)
-    marks = frozenset((own.concealed or ())[::5])
-    save("hand.png", render_hand(hand_view, marks=marks))
-    f16_hand = sample_table(seed + 3, players=4, hand_size=16, turns=36, viewer=f16.turn)
-    save("hand_filipino16.png", render_hand(f16_hand))
-
-    revealed = sample_table(seed + 4, players=4, turns=30, revealed=True)
-    winner = revealed.turn
-    seat = next(s for s in revealed.seats if s.seat == winner)
-    winning_tile = seat.drawn if seat.drawn is not None else (seat.concealed or (None,))[-1]
-    scores, payments = sample_scores(revealed, winner)
+    over = _play("pung-chow-limit", seed + 4)
+    result = over.results[-1]
     save(
         "score_card.png",
         render_score_card(
-            revealed, NAMES, scores, payments, winner=winner, winning_tile=winning_tile
+            view(over, None),
+            NAMES,
+            list(result.scores),
+            list(result.payments),
+            winner=result.winner,
+            winning_tile=result.win.tile if result.win is not None else None,
         ),
     )
     for tile in ALL_EMOJI_TILES:

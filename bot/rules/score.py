@@ -76,7 +76,10 @@ class Score(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Payment:
-    """``amount`` chips from seat ``payer`` to seat ``payee`` (seat winds 0-3), with why."""
+    """``amount`` chips from seat ``payer`` to seat ``payee``, with why.
+
+    Rule sets settle by seat wind (0 East .. 3 North); the game engine's hand results hold the
+    same payments translated to physical seats (see ``bot.rules.game.scoring``)."""
 
     payer: int
     payee: int
