@@ -86,7 +86,7 @@ def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:
     save("hand.png", render_hand(hand_view, marks=_ready_marks(hand_view)))
     save(
         "table_3p.png",
-        render_table(view(_play("pung-chow", seed + 1, players=3, moves=40), None), NAMES),
+        render_table(view(_play("pung-chow", seed + 1, players=3, moves=24), None), NAMES),
     )
     save(
         "table_2p.png",
