@@ -198,3 +198,23 @@ def test_three_players_with_the_dummy_wall() -> None:
     assert state.seats[2].melds[0].from_seat == 0
     seen = view(state, None)
     assert not seen.seats[1].occupied and seen.seats[1].concealed is None
+
+
+def test_the_discarder_of_a_third_dragon_pays_for_all() -> None:
+    """p.67-68 penalty 2: with "two sets of dragons ... exposed", the discarder of the third
+    dragon "must bear the entire losses of all other players"."""
+    hands = ["2468m2468p2468s15z", "3579m3579p357s23z", "55z66z77z123m99p1s9s", "1469m168p2689s34z"]
+    state = table("pung-chow-limit", hands, draws=["6z", "7z"])
+    state = play(state, Discard(0, t("5z")), Pung(2), Discard(2, t("1s")))
+    assert state.turn == 3 and state.seats[3].drawn == t("6z")
+    state = play(state, Discard(3, t("6z")), Pung(2), Discard(2, t("9s")))
+    assert state.seats[3].drawn == t("7z")
+    state = play(state, Discard(3, t("7z")), MahJongg(2))
+    result = state.result
+    assert result.winner == 2 and result.liable == 3
+    assert result.scores[2].limit_hand.startswith("Three sets of dragons")
+    assert sorted((p.payer, p.payee, p.amount) for p in result.payments) == [
+        (3, 2, 300),
+        (3, 2, 300),
+        (3, 2, 600),
+    ]

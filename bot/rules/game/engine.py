@@ -73,7 +73,7 @@ from bot.rules.game.wall import (
 from bot.rules.hand import DEALT as BY_DEALT
 from bot.rules.hand import DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.melds import Kind, Meld, chow_is_legal
-from bot.rules.rulesets import RuleSet, get_ruleset
+from bot.rules.rulesets import get_ruleset
 from bot.rules.rulesets.pung_chow_limit import different_heads
 from bot.rules.rulesets.singapore import renchon_bonus_ok
 from bot.rules.tiles import (
@@ -170,10 +170,6 @@ def replay(config: TableConfig, actions: Iterable[Action]) -> GameState:
 # -- reading the state --------------------------------------------------------------------------
 
 
-def ruleset_of(state: GameState) -> RuleSet:
-    return get_ruleset(state.config.ruleset)
-
-
 def pending_seats(state: GameState) -> frozenset[int]:
     """Whose decision the table waits for: the seat to discard, the seats asked in a claim
     window that have not answered, every player once a hand is over; none when the game is."""
@@ -202,9 +198,11 @@ def timeout_action(state: GameState, seat: int) -> Action | None:
 
 def legal_actions(state: GameState, seat: int | None) -> list[Action]:
     """Every action ``seat`` may take now (only seats asked are given claims)."""
+    if seat is not None and not (0 <= seat < 4 and state.occupied[seat]):
+        return []
     if state.phase == HAND_OVER:
         return [NextHand(seat)]
-    if state.phase == GAME_OVER or seat is None or not state.occupied[seat]:
+    if state.phase == GAME_OVER or seat is None:
         return []
     ctx = _Ctx(state)
     out: list[Action] = []
