@@ -583,7 +583,7 @@ class _Tx(_Ctx):
         self.event(
             DEALT,
             None,
-            text=f"hand {number} dealt, {self.name(dealer)} deals; {wall_break.describe()}",
+            text=f"hand {number}: {wall_break.describe(self.name(breaker))}",
         )
         # Flowers and seasons are declared before East's first discard, East first, each
         # replaced by a loose tile (filipino-16 "Mahjong With the Seasons").

@@ -50,13 +50,15 @@ class WallBreak:
     count: int
     thrown_for_dummy: bool = False
 
-    def describe(self) -> str:
+    def describe(self, breaker: str | None = None) -> str:
+        """In words; ``breaker`` names the breaker (his wind), else his seat number."""
         a, b = self.east_throw
         c, d = self.breaker_throw
-        who = " (East throwing for the dummy)" if self.thrown_for_dummy else ""
+        who = breaker or f"seat {self.breaker}"
+        dummy = " (East throwing for the dummy)" if self.thrown_for_dummy else ""
         return (
-            f"East threw {a}+{b}={a + b}; seat {self.breaker} breaks{who}, throwing {c}+{d}: "
-            f"the wall is broken at the {self.count}th stack from the right of his side"
+            f"East threw {a}+{b}={a + b}; {who} breaks the wall{dummy}, throwing {c}+{d}: "
+            f"it is broken at stack {self.count} from the right end of his side"
         )
 
 
