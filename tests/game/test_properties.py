@@ -69,6 +69,7 @@ def check_view(state: GameState) -> None:
         assert seen.viewer == viewer and seen.move == state.move
         assert (seen.seed is not None) == revealed
         assert (seen.result is not None) == revealed
+        assert seen.awaiting <= ({viewer} if viewer is not None else set())
         for other in seen.seats:
             st_ = state.seats[other.seat]
             assert other.melds == st_.melds and other.discards == st_.discards
@@ -82,6 +83,8 @@ def check_view(state: GameState) -> None:
         for event in state.events:
             if event.private_tile is not None:
                 assert event.tile is None
+            if event.kind == "passed":
+                assert not event.text
 
 
 def play_game(rules: str, players: int, seed: int, strict: bool, probe: bool) -> None:

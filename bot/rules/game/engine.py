@@ -876,7 +876,7 @@ def _respond(tx: _Tx, action: Action) -> bool:
     responses[seat] = action
     tx.set(claim=replace(window, responses=tuple(responses)))
     if isinstance(action, Pass):
-        tx.event(PASSED, seat, text=f"{tx.name(seat)} passes")
+        tx.event(PASSED, seat)  # no public words: that a seat was asked tells about its hand
     tx.try_resolve()
     return True
 

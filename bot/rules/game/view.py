@@ -55,7 +55,9 @@ class TableView:
     """The table as one viewer sees it (``viewer`` None: the public channel view).
 
     ``dealer`` and ``turn`` are physical seats; during a claim window ``turn`` is still the
-    discarder's and ``awaiting`` lists the seats asked that have not answered.
+    discarder's, and ``awaiting`` holds the viewer's own seat if it is asked about the discard
+    and has not answered (which other seats are asked is not shown: being asked tells what a
+    hand holds; the bot's timers use ``pending_seats(state)``).
     ``last_discard`` is ``(seat, tile)`` of the latest discard while it lies untaken.
 
     Added by the game engine: ``loose_tiles`` on top of the wall (counted in
@@ -146,7 +148,7 @@ def view(state: GameState, seat: int | None) -> TableView:
         phase=state.phase,
         revealed=revealed,
         move=state.move,
-        awaiting=pending_seats(state) if state.phase == "claim" else frozenset(),
+        awaiting=pending_seats(state) & {seat} if state.phase == "claim" else frozenset(),
         loose_tiles=len(wall.loose),
         drawable=wall.drawable,
         wall_break=state.wall_break,
