@@ -32,13 +32,11 @@ def build_services(bot: Any, db: aiosqlite.Connection) -> Services:
     from bot.service.ledger import LedgerService
     from bot.service.scoring import ScoringService
 
+    from bot.service.tables import TableService
+    from bot.store.tables_repo import TablesRepository
+
     guild_settings = GuildSettingsService(db)
     ledger = LedgerService(db, guild_settings)
     scoring = ScoringService(db, ledger)
-    services = Services(guild_settings, ledger, scoring)
-    try:
-        from bot.service.tables import TableService
-    except ImportError:
-        return services
-    services.tables = TableService(bot, db, ledger, guild_settings)
-    return services
+    tables = TableService(bot, TablesRepository(db), ledger, guild_settings)
+    return Services(guild_settings, ledger, scoring, tables)
