@@ -1,0 +1,352 @@
+"""Tables, their seats, their append-only event logs and their finished hands.
+
+For the table service: a table is created in the lobby, its seats follow joins, every move is
+an event appended in order (``seq`` 1, 2, 3 ... with ``UNIQUE(table_id, seq)``), and on start-up
+every open table comes back with its events to be replayed. Group several writes (an event and
+the seat it changes, an event and a ledger posting) in one ``async with repo.transaction():``.
+
+The methods of the table service's ``TableStore`` protocol (``create_table``, ``append_event``,
+``set_status``, ``set_message``, ``open_tables``, ``record_hand``) are here with the same
+signatures, so a ``TablesRepository`` can be handed to it as its store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.store.base import Repository, StoreError, dumps, loads
+
+OPEN = ("lobby", "playing")
+CLOSED = ("finished", "cancelled")
+STATUSES = OPEN + CLOSED
+
+
+class ChannelBusy(StoreError):
+    """The channel already has an open table (the partial unique index said so)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A place at a table, in join order. ``user_id`` None: a computer player."""
+
+    seat: int
+    user_id: int | None
+    display_name: str
+    is_computer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    created_at: int
+
+
+class TablesRepository(Repository):
+    # -- tables ------------------------------------------------------------------------------
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        ruleset: str,
+        options: dict[str, Any] | None = None,
+        turn_seconds: int = 60,
+        claim_seconds: int = 15,
+        hands_planned: int | None = None,
+        seed: str | None = None,
+    ) -> int:
+        """A new table in the lobby; raises ChannelBusy if the channel has an open one."""
+        async with self.transaction():
+            try:
+                cursor = await self.execute(
+                    "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, options, seed, "
+                    "turn_seconds, claim_seconds, hands_planned, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        guild_id,
+                        channel_id,
+                        host_id,
+                        ruleset,
+                        dumps(dict(options or {})),
+                        seed,
+                        turn_seconds,
+                        claim_seconds,
+                        hands_planned,
+                        self.now(),
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                if "channel_id" in str(exc):
+                    raise ChannelBusy(f"channel {channel_id} already has an open table") from None
+                raise
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def create_table(self, table: Any) -> int:
+        """``TableStore.create_table``: from the service's live table object."""
+        return await self.create(
+            guild_id=table.guild_id,
+            channel_id=table.channel_id,
+            host_id=table.host_id,
+            ruleset=table.ruleset,
+            options=dict(table.options),
+            turn_seconds=table.turn_seconds,
+            claim_seconds=table.claim_seconds,
+            hands_planned=table.hands,
+            seed=table.seed or None,
+        )
+
+    async def get(self, table_id: int) -> dict[str, Any] | None:
+        async with self.reading():
+            row = await self.fetchone("SELECT * FROM tables WHERE id = ?", (table_id,))
+            if row is None:
+                return None
+            return await self._row(row)
+
+    async def open_in_channel(self, channel_id: int) -> dict[str, Any] | None:
+        async with self.reading():
+            row = await self.fetchone(
+                "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'playing')",
+                (channel_id,),
+            )
+            return None if row is None else await self._row(row)
+
+    async def _row(self, row: Any) -> dict[str, Any]:
+        out = dict(row)
+        out["options"] = loads(out["options"], {})
+        out["hands"] = out["hands_planned"]
+        count = await self.fetchone(
+            "SELECT COUNT(*) AS n FROM hands WHERE table_id = ?", (out["id"],)
+        )
+        out["hands_recorded"] = count["n"] if count else 0
+        out["seats"] = await self._seats(out["id"])
+        return out
+
+    async def set_status(self, table_id: int, status: str, *, seed: str | None = None) -> None:
+        """Move a table on: lobby -> playing -> finished, or to cancelled. A closed table
+        stays closed (its channel may already hold a new one)."""
+        if status not in STATUSES:
+            raise StoreError(f"unknown table status {status!r}")
+        async with self.transaction():
+            row = await self.fetchone("SELECT status FROM tables WHERE id = ?", (table_id,))
+            if row is None:
+                raise StoreError(f"no table {table_id}")
+            if row["status"] in CLOSED:
+                if row["status"] == status:
+                    return
+                raise StoreError(f"table {table_id} is already {row['status']}")
+            finished_at = self.now() if status in CLOSED else None
+            await self.execute(
+                "UPDATE tables SET status = ?, finished_at = ?, seed = COALESCE(?, seed) "
+                "WHERE id = ?",
+                (status, finished_at, seed, table_id),
+            )
+
+    async def finish(self, table_id: int) -> None:
+        await self.set_status(table_id, "finished")
+
+    async def cancel(self, table_id: int) -> None:
+        await self.set_status(table_id, "cancelled")
+
+    async def set_seed(self, table_id: int, seed: str) -> None:
+        async with self.transaction():
+            await self.execute("UPDATE tables SET seed = ? WHERE id = ?", (seed, table_id))
+
+    async def set_message(self, table_id: int, message_id: int | None) -> None:
+        """The channel message that shows the lobby, then the table (edited as play goes)."""
+        async with self.transaction():
+            await self.execute(
+                "UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id)
+            )
+
+    # -- seats -------------------------------------------------------------------------------
+    async def add_seat(
+        self, table_id: int, seat: int, user_id: int | None, display_name: str
+    ) -> None:
+        async with self.transaction():
+            await self.execute(
+                "INSERT INTO seats (table_id, seat, user_id, display_name, is_computer, "
+                "joined_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (table_id, seat, user_id, display_name, int(user_id is None), self.now()),
+            )
+
+    async def set_seats(self, table_id: int, seats: Sequence[SeatRow]) -> None:
+        """Replace the table's seats with ``seats`` (after a join, a leave, a take-over),
+        keeping the join time of anyone still seated."""
+        async with self.transaction():
+            old = {
+                (r["seat"], r["user_id"]): r["joined_at"]
+                for r in await self.fetchall(
+                    "SELECT seat, user_id, joined_at FROM seats WHERE table_id = ?", (table_id,)
+                )
+            }
+            await self.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
+            for s in seats:
+                await self.execute(
+                    "INSERT INTO seats (table_id, seat, user_id, display_name, is_computer, "
+                    "joined_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        table_id,
+                        s.seat,
+                        s.user_id,
+                        s.display_name,
+                        int(s.is_computer or s.user_id is None),
+                        old.get((s.seat, s.user_id), self.now()),
+                    ),
+                )
+
+    async def seats(self, table_id: int) -> list[SeatRow]:
+        async with self.reading():
+            return await self._seats(table_id)
+
+    async def _seats(self, table_id: int) -> list[SeatRow]:
+        rows = await self.fetchall(
+            "SELECT seat, user_id, display_name, is_computer FROM seats WHERE table_id = ? "
+            "ORDER BY seat",
+            (table_id,),
+        )
+        return [
+            SeatRow(r["seat"], r["user_id"], r["display_name"], bool(r["is_computer"]))
+            for r in rows
+        ]
+
+    # -- events ------------------------------------------------------------------------------
+    async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None:
+        """Append event ``seq`` (the previous one must be ``seq - 1``): a gap or a repeat is a
+        bug in the caller and raises StoreError, leaving the log as it was."""
+        async with self.transaction():
+            row = await self.fetchone(
+                "SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE table_id = ?",
+                (table_id,),
+            )
+            last = row["last"] if row else 0
+            if seq != last + 1:
+                raise StoreError(f"table {table_id}: event {seq} appended after {last}")
+            await self.execute(
+                "INSERT INTO events (table_id, seq, kind, payload, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (table_id, seq, kind, dumps(payload), self.now()),
+            )
+
+    async def events(self, table_id: int) -> list[EventRow]:
+        async with self.reading():
+            rows = await self.fetchall(
+                "SELECT seq, kind, payload, created_at FROM events WHERE table_id = ? ORDER BY seq",
+                (table_id,),
+            )
+        return [
+            EventRow(r["seq"], r["kind"], loads(r["payload"], {}), r["created_at"]) for r in rows
+        ]
+
+    async def open_tables(self) -> list[tuple[dict[str, Any], list[tuple[str, dict]]]]:
+        """Every open table with its events in order (``TableStore.open_tables``)."""
+        async with self.reading():
+            rows = await self.fetchall(
+                "SELECT * FROM tables WHERE status IN ('lobby', 'playing') ORDER BY id"
+            )
+            out: list[tuple[dict[str, Any], list[tuple[str, dict]]]] = []
+            for row in rows:
+                events = await self.fetchall(
+                    "SELECT kind, payload FROM events WHERE table_id = ? ORDER BY seq",
+                    (row["id"],),
+                )
+                out.append(
+                    (await self._row(row), [(e["kind"], loads(e["payload"], {})) for e in events])
+                )
+        return out
+
+    # -- finished hands ----------------------------------------------------------------------
+    async def add_hand(
+        self,
+        table_id: int,
+        hand_no: int,
+        *,
+        ruleset: str,
+        kind: str = "win",
+        winner_seat: int | None = None,
+        winner_id: int | None = None,
+        scores: list[Any] | None = None,
+        payments: list[Any] | None = None,
+        seed: str = "",
+        seed_hash: str = "",
+    ) -> bool:
+        """Record a finished hand once; False if it was already recorded (a retry)."""
+        async with self.transaction():
+            cursor = await self.execute(
+                "INSERT INTO hands (table_id, hand_no, ruleset, kind, winner_seat, winner_id, "
+                "scores, payments, seed, seed_hash, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (table_id, hand_no) DO NOTHING",
+                (
+                    table_id,
+                    hand_no,
+                    ruleset,
+                    kind,
+                    winner_seat,
+                    winner_id,
+                    dumps(scores or []),
+                    dumps(payments or []),
+                    seed,
+                    seed_hash,
+                    self.now(),
+                ),
+            )
+        return cursor.rowcount == 1
+
+    async def record_hand(self, table: Any, result: Any) -> None:
+        """``TableStore.record_hand``: a game engine ``HandResult`` of the service's table."""
+        winner_id = None
+        if result.winner is not None:
+            player = table.player_at(result.winner)
+            winner_id = getattr(player, "user_id", None)
+            if winner_id is None:
+                winner_id = -(result.winner + 1)
+        await self.add_hand(
+            table.id,
+            result.number,
+            ruleset=table.ruleset,
+            kind=result.kind,
+            winner_seat=result.winner,
+            winner_id=winner_id,
+            scores=[score_json(s) for s in result.scores],
+            payments=[
+                {"payer": p.payer, "payee": p.payee, "amount": p.amount, "reason": p.reason}
+                for p in result.payments
+            ],
+            seed=result.seed,
+            seed_hash=result.seed_hash,
+        )
+
+    async def hands(self, table_id: int) -> list[dict[str, Any]]:
+        async with self.reading():
+            rows = await self.fetchall(
+                "SELECT * FROM hands WHERE table_id = ? ORDER BY hand_no", (table_id,)
+            )
+        out = []
+        for row in rows:
+            item = dict(row)
+            item["scores"] = loads(item["scores"], [])
+            item["payments"] = loads(item["payments"], [])
+            out.append(item)
+        return out
+
+
+def score_json(score: Any) -> dict[str, Any] | None:
+    """An itemised score as stored: total, limit hand, and its lines with their sources."""
+    if score is None:
+        return None
+    return {
+        "total": score.total,
+        "limit_hand": score.limit_hand,
+        "dead": bool(getattr(score, "dead", False)),
+        "lines": [
+            {"name": ln.name, "points": ln.points, "doubles": ln.doubles, "source": ln.source}
+            for ln in score.lines
+        ],
+    }
