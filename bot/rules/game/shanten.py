@@ -9,7 +9,9 @@ The hand splits into four parts (three suits, honours). For each part the divisi
 summarised by their Pareto frontier in ``(m, m + t)`` for ``h`` = 0 and 1 (a division is never
 better than one with at least as many sets and at least as many sets-or-partials). Frontiers
 are interned as small ints, and combining two frontiers is cached, so a shanten is four table
-look-ups of the parts, three cached combinations and one cached evaluation.
+look-ups of the parts, three cached combinations and one cached evaluation. The caches are
+bounded; a few hundred distinct frontiers exist, and after thousands of hands the part caches
+hold some tens of thousands of patterns.
 
 Special hands (thirteen single heads, seven pairs) are counted for rule sets that allow them,
 on hands with no declared sets.
@@ -18,7 +20,7 @@ on hands with no declared sets.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from operator import itemgetter
 
 from bot.rules.tiles import N_KINDS
@@ -50,7 +52,7 @@ def _intern(points: set[Point]) -> int:
     return found
 
 
-@cache
+@lru_cache(maxsize=1 << 18)
 def _divisions(pattern: tuple[int, ...], suited: bool) -> frozenset[Point]:
     """Every (m, s, h) reachable by dividing the pattern, pruned at each step."""
     i = 0
@@ -94,7 +96,7 @@ def _divisions(pattern: tuple[int, ...], suited: bool) -> frozenset[Point]:
     return _frontiers[_intern(found)]
 
 
-@cache
+@lru_cache(maxsize=1 << 18)
 def _part(pattern: bytes, suited: bool) -> int:
     if suited:
         return _intern(set(_divisions(tuple(pattern), True)))
@@ -135,7 +137,7 @@ def _combine(a: int, b: int) -> int:
     return found
 
 
-@cache
+@lru_cache(maxsize=1 << 14)
 def _distance(frontier: int, needed: int) -> int:
     best = max(min(m + s, needed + m) + h for (m, s, h) in _frontiers[frontier])
     return 2 * needed - best
