@@ -1,0 +1,436 @@
+"""ScoringService: ``/score`` (the itemised score of a hand played with real tiles), ``/rules``
+(the rule texts in short) and ``/settle`` (recording a game played with real tiles).
+
+Scoring goes through the rules engine's one entry point for whole tables, ``score_table``,
+exactly as ``mahjong-score`` does: for ``/score`` the other seats hold hands scoring nothing, so
+the payments shown are what the hand alone collects. A ``/settle`` computes the payments the
+same way, from the players' scores or their hands, and keeps them *pending* until every paying
+player has confirmed (see :meth:`LedgerService.confirm`): no one can be made to pay by another.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiosqlite
+
+from bot.rules.hand import Hand, Win
+from bot.rules.notation import format_hand, parse_hand
+from bot.rules.options import OptionError
+from bot.rules.rulesets import HandError, get_ruleset
+from bot.rules.score import Payment, Score
+from bot.rules.table_score import RequestError, SeatHand, TableRequest, score_table, seat_of
+from bot.rules.tiles import NotationError
+from bot.service.ledger import LedgerError, LedgerService, Party, Settlement
+from bot.service.rules_topics import TOPICS, Topic, find_topic
+from bot.store.base import Clock
+
+WINDS = ("East", "South", "West", "North")
+MAX_HAND_TEXT = 300
+MAX_SCORE = 10_000_000
+_NUMBER = re.compile(r"^\s*\+?(\d{1,9})\s*$")
+
+
+class ScoringError(ValueError):
+    """Input that cannot be scored or settled; the message tells the user what to fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreResult:
+    """A hand scored for ``/score``: the itemised score, and what the seat collects (or pays)
+    with the other hands scoring nothing. Seats are winds (0 East)."""
+
+    ruleset: str
+    title: str
+    seat: int
+    round_wind: int
+    hand: Hand
+    win: Win | None
+    score: Score
+    payments: tuple[Payment, ...]
+    net: dict[int, int]
+    options: Mapping[str, Any]
+    limit: int | None
+    text: str  # the hand in the compact notation
+
+    @property
+    def winner(self) -> bool:
+        return self.win is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SettlePlayer:
+    """A player of a ``/settle``: a member, the wind they sat at, and their score (an int, or
+    text holding a number or a hand; None: nothing scored)."""
+
+    user_id: int
+    seat: int | str
+    result: int | str | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    values: dict[int, int]
+    scores: dict[int, Score] = field(default_factory=dict)
+    payments: tuple[Payment, ...] = ()
+    winner: int | None = None
+
+
+class ScoringService:
+    def __init__(
+        self, db: aiosqlite.Connection, ledger: LedgerService, *, clock: Clock | None = None
+    ) -> None:
+        self.db = db
+        self.ledger = ledger
+
+    # -- /score ------------------------------------------------------------------------------
+    async def score(
+        self,
+        hand_text: str,
+        *,
+        guild_id: int | None = None,
+        rules: str | None = None,
+        seat: int | str = 0,
+        round_wind: int | str = 0,
+        win: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> ScoreResult:
+        """Score one hand (the friendly notation; ``win`` may give the winning part apart).
+        Raises ScoringError with the reason: a bad token, an impossible hand, an unknown rule
+        set or option."""
+        ruleset, chosen = await self._rules(guild_id, rules, options)
+        seat_no = _wind(seat, "seat")
+        round_no = _wind(round_wind, "round")
+        text = f"{hand_text} {win}" if win else hand_text
+        parsed = _parse(text)
+        chosen = _with_flowers(chosen, [parsed.hand], options)
+        if parsed.win is not None and parsed.win.from_seat == seat_no:
+            raise ScoringError(
+                f"you sit {WINDS[seat_no]}: 'from {'ESWN'[seat_no]}' would be your own discard"
+            )
+        request = TableRequest(
+            ruleset,
+            chosen,
+            round_no,
+            (SeatHand(seat_no, parsed.hand),),
+            seat_no if parsed.win is not None else None,
+            parsed.win,
+        )
+        result = _run(request)
+        rules_obj = get_ruleset(ruleset)
+        resolved = rules_obj.options(chosen)
+        return ScoreResult(
+            ruleset=ruleset,
+            title=rules_obj.title,
+            seat=seat_no,
+            round_wind=round_no,
+            hand=parsed.hand,
+            win=parsed.win,
+            score=result.scores[seat_no],
+            payments=tuple(result.payments),
+            net=dict(result.net),
+            options=resolved,
+            limit=rules_obj.limit_of(resolved),
+            text=format_hand(parsed.hand, parsed.win),
+        )
+
+    async def _rules(
+        self, guild_id: int | None, rules: str | None, options: Mapping[str, Any] | None
+    ) -> tuple[str, dict[str, Any]]:
+        """The rule set (given, or the server's) and the options: the server's own when its
+        rule set is used, then those given."""
+        chosen: dict[str, Any] = {}
+        name = rules
+        if guild_id is not None:
+            settings = await self.ledger.guild_settings.get(guild_id)
+            default = getattr(settings, "ruleset", "pung-chow")
+            if name is None or name == default:
+                name = default
+                chosen.update(getattr(settings, "options", {}) or {})
+        name = name or "pung-chow"
+        try:
+            ruleset = get_ruleset(name)
+            chosen.update(options or {})
+            ruleset.options(chosen)
+        except (HandError, OptionError) as exc:
+            raise ScoringError(str(exc)) from None
+        return ruleset.name, chosen
+
+    # -- /rules ------------------------------------------------------------------------------
+    def rules_text(self, topic: str | None = None) -> Topic:
+        """The summary for ``topic`` (a key such as ``washing``, an alias, or the start of
+        one); the list of topics when ``topic`` is empty. Raises ScoringError if unknown."""
+        if not topic or not topic.strip():
+            lines = [f"`{t.key}`: {t.summary}" for t in TOPICS.values()]
+            return Topic(
+                "topics",
+                "Rules: topics",
+                "the topics",
+                "Ask `/rules topic:<name>` for one of these:\n" + "\n".join(lines),
+            )
+        found = find_topic(topic)
+        if found is None:
+            known = ", ".join(TOPICS)
+            raise ScoringError(f"no rules topic '{topic.strip()[:40]}' (topics: {known})")
+        return found
+
+    @staticmethod
+    def topics() -> list[Topic]:
+        return list(TOPICS.values())
+
+    # -- /settle -----------------------------------------------------------------------------
+    async def propose_settlement(
+        self,
+        guild_id: int,
+        channel_id: int | None,
+        created_by: int,
+        ruleset: str | None,
+        players: Sequence[SettlePlayer],
+        winner: int | None,
+        *,
+        round_wind: int | str = 0,
+        options: Mapping[str, Any] | None = None,
+        source_key: str | None = None,
+    ) -> Settlement:
+        """Score a game played with real tiles and store its payments as a pending settlement.
+
+        ``players`` (2-4 members, each at a different wind) give a score or their hand;
+        ``winner`` is the member who went Mah-Jongg (None: a drawn hand, nothing to pay).
+        Given hands are scored, and when every player gave one the table is scored as a whole
+        (so a liable discarder or a singapore discarder pays as the rules say). The paying
+        players must confirm before anything reaches the ledger.
+        """
+        name, chosen = await self._rules(guild_id, ruleset, options)
+        round_no = _wind(round_wind, "round")
+        if not 2 <= len(players) <= 4:
+            raise ScoringError("a game has two to four players")
+        seats: dict[int, SettlePlayer] = {}
+        users: set[int] = set()
+        for player in players:
+            seat = _wind(player.seat, "seat")
+            if seat in seats:
+                raise ScoringError(f"two players sit {WINDS[seat]}")
+            if player.user_id in users:
+                raise ScoringError(f"{player.name or player.user_id} is listed twice")
+            seats[seat] = player
+            users.add(player.user_id)
+        winner_seat = None
+        if winner is not None:
+            winner_seat = next((s for s, p in seats.items() if p.user_id == winner), None)
+            if winner_seat is None:
+                raise ScoringError("the winner must be one of the players")
+        scored = self._settle_scores(name, chosen, round_no, seats, winner_seat, options)
+        by_seat = {s: p.user_id for s, p in seats.items()}
+        payments = [(by_seat[p.payer], by_seat[p.payee], p.amount) for p in scored.payments]
+        net = {s: 0 for s in seats}
+        for p in scored.payments:
+            net[p.payer] -= p.amount
+            net[p.payee] += p.amount
+        payers = {p.payer for p in scored.payments if p.amount > 0}
+        parties = [
+            Party(p.user_id, s, p.name or None, must_confirm=s in payers)
+            for s, p in sorted(seats.items())
+        ]
+        results = [
+            (p.user_id, s == scored.winner, scored.values.get(s, 0), net[s])
+            for s, p in sorted(seats.items())
+        ]
+        details = {
+            "round": round_no,
+            "options": dict(chosen),
+            "winner": None if scored.winner is None else by_seat[scored.winner],
+            "players": [
+                {
+                    "user_id": p.user_id,
+                    "seat": s,
+                    "name": p.name,
+                    "score": scored.values.get(s, 0),
+                    "limit_hand": (scored.scores[s].limit_hand if s in scored.scores else None),
+                    "hand": isinstance(p.result, str) and not _NUMBER.match(p.result),
+                    "net": net[s],
+                }
+                for s, p in sorted(seats.items())
+            ],
+            "payments": [
+                {
+                    "payer": by_seat[p.payer],
+                    "payee": by_seat[p.payee],
+                    "amount": p.amount,
+                    "reason": p.reason,
+                }
+                for p in scored.payments
+                if p.amount > 0
+            ],
+        }
+        won = seats[scored.winner].name if scored.winner is not None else None
+        description = (
+            f"{name}: {won or 'a player'} won"
+            if scored.winner is not None
+            else (f"{name}: a drawn hand")
+        )
+        try:
+            return await self.ledger.propose(
+                guild_id,
+                payments,
+                source_key=source_key or f"settle:{uuid.uuid4().hex}",
+                ruleset=name,
+                description=description,
+                created_by=created_by,
+                parties=parties,
+                results=results,
+                details=details,
+                channel_id=channel_id,
+            )
+        except LedgerError as exc:
+            raise ScoringError(str(exc)) from None
+
+    def _settle_scores(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        round_no: int,
+        seats: Mapping[int, SettlePlayer],
+        winner: int | None,
+        given: Mapping[str, Any] | None = None,
+    ) -> _Scored:
+        numbers: dict[int, int] = {}
+        hands: dict[int, SeatHand] = {}
+        wins: dict[int, Win] = {}
+        for seat, player in seats.items():
+            result = player.result
+            if result is None:
+                numbers[seat] = 0
+            elif isinstance(result, int) and not isinstance(result, bool):
+                numbers[seat] = result
+            elif isinstance(result, str) and _NUMBER.match(result):
+                numbers[seat] = int(_NUMBER.match(result).group(1))  # type: ignore[union-attr]
+            elif isinstance(result, str):
+                who = f"{WINDS[seat]} ({player.name})" if player.name else WINDS[seat]
+                parsed = _parse(result, f"{who}'s hand")
+                hands[seat] = SeatHand(seat, parsed.hand)
+                if parsed.win is not None:
+                    wins[seat] = parsed.win
+            else:
+                raise ScoringError(f"{WINDS[seat]}: a score is a whole number or a hand")
+        for seat, value in numbers.items():
+            if not 0 <= value <= MAX_SCORE:
+                raise ScoringError(f"{WINDS[seat]}'s score must be between 0 and {MAX_SCORE}")
+        if len(wins) > 1:
+            raise ScoringError("only the winner's hand may say how it was won ('win ...')")
+        if wins:
+            (win_seat,) = wins
+            if winner is None:
+                winner = win_seat
+            elif win_seat != winner:
+                raise ScoringError(
+                    f"{WINDS[win_seat]}'s hand says how it won, but the winner sits {WINDS[winner]}"
+                )
+        if winner is not None and winner in hands and winner not in wins:
+            raise ScoringError(
+                f"the winner's hand ({WINDS[winner]}) must say how it won: add 'win <tile>', "
+                "and 'from <wind>' for a discard"
+            )
+        options = _with_flowers(options, [h.hand for h in hands.values()], given)
+        table = tuple(sorted(seats))
+        if hands and not numbers:
+            request = TableRequest(
+                ruleset,
+                options,
+                round_no,
+                tuple(hands[s] for s in table),
+                winner,
+                wins.get(winner) if winner is not None else None,
+                seats=table,
+            )
+            result = _run(request)
+            return _Scored(dict(result.values), dict(result.scores), tuple(result.payments), winner)
+        scores: dict[int, Score] = {}
+        for seat, seat_hand in hands.items():
+            win = wins.get(seat)
+            one = _run(
+                TableRequest(
+                    ruleset,
+                    options,
+                    round_no,
+                    (seat_hand,),
+                    seat if win is not None else None,
+                    win,
+                    seats=table,
+                )
+            )
+            scores[seat] = one.scores[seat]
+            numbers[seat] = one.values[seat]
+        result = _run(
+            TableRequest(ruleset, options, round_no, scores=numbers, winner=winner, seats=table)
+        )
+        return _Scored(dict(result.values), scores, tuple(result.payments), winner)
+
+    async def confirm(
+        self, settlement_id: int, user_id: int, *, guild_id: int | None = None
+    ) -> tuple[Settlement, bool]:
+        """A paying player confirms; returns the settlement and whether it is now posted.
+        Double clicks and players who do not pay get a ScoringError; nothing changes."""
+        try:
+            return await self.ledger.confirm(settlement_id, user_id, guild_id=guild_id)
+        except LedgerError as exc:
+            raise ScoringError(str(exc)) from None
+
+    async def cancel(
+        self,
+        settlement_id: int,
+        user_id: int,
+        *,
+        can_manage: bool = False,
+        guild_id: int | None = None,
+    ) -> Settlement:
+        try:
+            return await self.ledger.cancel(
+                settlement_id, user_id, can_manage=can_manage, guild_id=guild_id
+            )
+        except LedgerError as exc:
+            raise ScoringError(str(exc)) from None
+
+    async def get_settlement(self, settlement_id: int) -> Settlement | None:
+        return await self.ledger.get(settlement_id)
+
+
+def _wind(value: int | str, what: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value <= 3:
+            return value
+        raise ScoringError(f"{what} must be one of E, S, W, N")
+    try:
+        return seat_of(value, what)
+    except RequestError as exc:
+        raise ScoringError(str(exc)) from None
+
+
+def _parse(text: str, what: str = "the hand") -> Any:
+    if len(text) > MAX_HAND_TEXT:
+        raise ScoringError(f"{what} is too long ({len(text)} characters; at most {MAX_HAND_TEXT})")
+    try:
+        return parse_hand(text)
+    except NotationError as exc:
+        prefix = "" if what == "the hand" else f"{what}: "
+        raise ScoringError(f"{prefix}{exc}") from None
+
+
+def _with_flowers(
+    chosen: dict[str, Any], hands: Sequence[Hand], given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Listing flowers in a hand means playing with them, unless ``flowers`` was given."""
+    if any(h.flowers for h in hands) and "flowers" not in (given or {}):
+        return {**chosen, "flowers": True}
+    return chosen
+
+
+def _run(request: TableRequest) -> Any:
+    try:
+        return score_table(request)
+    except (HandError, RequestError, OptionError, NotationError) as exc:
+        raise ScoringError(str(exc)) from None

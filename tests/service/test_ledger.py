@@ -1,0 +1,361 @@
+"""LedgerService: posting once per source key, double entry, balances equal to the sum of the
+ledger rows (property-tested), history, statistics and streaks, leaderboards and periods, and
+pending settlements confirmed by every paying player."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiosqlite
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.service.guild_settings import GuildSettingsService
+from bot.service.ledger import (
+    MIN_HANDS_FOR_WIN_RATE,
+    Entry,
+    LedgerError,
+    LedgerService,
+    Party,
+    entries_of,
+)
+from bot.store.database import open_database
+from tests.store.helpers import FakeClock
+
+G = 1
+ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
+DAY = 86400
+
+
+async def post_hand(
+    ledger: LedgerService,
+    key: str,
+    winner: int,
+    losers: dict[int, int],
+    *,
+    score: int | None = None,
+    kind: str = "hand",
+    guild: int = G,
+):
+    """The winner collects ``losers[user]`` from each loser."""
+    payments = [(loser, winner, amount) for loser, amount in losers.items()]
+    total = sum(losers.values())
+    results = [(winner, kind == "hand", score or max(losers.values()), total)]
+    results += [(loser, False, 0, -amount) for loser, amount in losers.items()]
+    return await ledger.post_settlement(
+        guild, kind, payments, source_key=key, ruleset="pung-chow", results=results
+    )
+
+
+async def test_post_and_balance(ledger: LedgerService, settings: GuildSettingsService) -> None:
+    assert await ledger.balance(G, ALICE) == 1000  # no history: the starting chips
+    s = await post_hand(ledger, "t:1:h:1", ALICE, {BOB: 44, CAROL: 22, DAVE: 22})
+    assert s.status == "posted" and s.posted_at is not None
+    expected = {Entry(BOB, ALICE, 44), Entry(CAROL, ALICE, 22), Entry(DAVE, ALICE, 22)}
+    assert set(s.entries) == expected
+    assert await ledger.balance(G, ALICE) == 1088
+    assert await ledger.balance(G, BOB) == 956
+    assert await ledger.balance(2, ALICE) == 1000  # another server's ledger is its own
+    await settings.update(G, starting_chips=500)
+    assert await ledger.balance(G, ALICE) == 588
+
+
+async def test_a_retry_never_posts_twice(ledger: LedgerService) -> None:
+    first = await post_hand(ledger, "table:3:hand:1", ALICE, {BOB: 10})
+    again = await post_hand(ledger, "table:3:hand:1", ALICE, {BOB: 10})
+    both = await asyncio.gather(
+        post_hand(ledger, "table:3:hand:2", BOB, {ALICE: 5}),
+        post_hand(ledger, "table:3:hand:2", BOB, {ALICE: 5}),
+    )
+    assert again.id == first.id and both[0].id == both[1].id
+    assert await ledger.balance(G, ALICE) == 1005
+    async with ledger.repo.db.execute("SELECT COUNT(*) FROM ledger") as cursor:
+        assert (await cursor.fetchone())[0] == 2
+
+
+async def test_payments_between_two_players_are_one_row(ledger: LedgerService) -> None:
+    """A liable discarder paying for three losers (and differences both ways) net per pair."""
+    payments = [(BOB, ALICE, 100), (BOB, ALICE, 50), (CAROL, BOB, 30), (BOB, CAROL, 10)]
+    assert entries_of(payments) == [Entry(BOB, ALICE, 150), Entry(CAROL, BOB, 20)]
+    s = await ledger.post_settlement(
+        G, "penalty", payments, source_key="p", ruleset="pung-chow-limit"
+    )
+    assert {(e.payer_id, e.payee_id) for e in s.entries} == {(BOB, ALICE), (CAROL, BOB)}
+    assert await ledger.balance(G, BOB) == 1000 - 150 + 20
+
+
+@pytest.mark.parametrize(
+    ("payments", "results", "message"),
+    [
+        ([(ALICE, ALICE, 5)], None, "cannot pay themselves"),
+        ([(ALICE, BOB, -5)], None, "between 0 and"),
+        ([(ALICE, BOB, 5.5)], None, "whole number"),
+        ([(ALICE, BOB, 5)], [(BOB, True, 5, 4)], "payments make it"),
+        ([(ALICE, BOB, 5)], [(BOB, True, 5, 5), (BOB, True, 5, 5)], "two results"),
+    ],
+)
+async def test_bad_settlements_are_refused(
+    ledger: LedgerService, payments: list, results: list | None, message: str
+) -> None:
+    with pytest.raises(LedgerError, match=message):
+        await ledger.post_settlement(
+            G, "hand", payments, source_key="x", ruleset="pung-chow", results=results
+        )
+    with pytest.raises(LedgerError, match="kind must be"):
+        await ledger.post_settlement(G, "gift", [], source_key="y", ruleset="pung-chow")
+    assert await ledger.repo.by_key("x") is None
+
+
+async def test_every_settlement_sums_to_zero_and_results_match(ledger: LedgerService) -> None:
+    await post_hand(ledger, "a", ALICE, {BOB: 44, CAROL: 22, -4: 22})  # a computer in seat 3
+    await ledger.post_settlement(
+        G,
+        "hand",
+        [(BOB, -1, 30), (CAROL, -1, 30), (CAROL, BOB, 8)],
+        source_key="b",
+        ruleset="pung-chow",
+        results=[(-1, True, 30, 60)],  # the others are recorded from the payments
+    )
+    db = ledger.repo.db
+    async with db.execute(
+        "SELECT settlement_id, SUM(net) FROM player_results GROUP BY settlement_id"
+    ) as cursor:
+        assert all(total == 0 for _, total in await cursor.fetchall())
+    async with db.execute("SELECT SUM(net) FROM accounts WHERE guild_id = ?", (G,)) as cursor:
+        assert (await cursor.fetchone())[0] == 0
+    history = await ledger.history(G, CAROL)
+    assert [h.net for h in history] == [-38, -22]
+
+
+def _payments():
+    players = st.sampled_from([ALICE, BOB, CAROL, DAVE, -1, -2])
+    payment = st.tuples(players, players, st.integers(0, 5000)).filter(lambda p: p[0] != p[1])
+    return st.lists(st.lists(payment, max_size=6), min_size=1, max_size=8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_payments(), st.integers(0, 10_000))
+def test_balances_equal_the_sum_of_ledger_entries(settlements, start) -> None:
+    async def run() -> None:
+        db = await open_database(":memory:")
+        try:
+            guild_settings = GuildSettingsService(db)
+            await guild_settings.update(G, starting_chips=start)
+            ledger = LedgerService(db, guild_settings)
+            expected: dict[int, int] = {}
+            for i, payments in enumerate(settlements):
+                await ledger.post_settlement(
+                    G, "manual", payments, source_key=f"k{i}", ruleset="pung-chow"
+                )
+                if i % 3 == 0:  # retries change nothing
+                    await ledger.post_settlement(
+                        G, "manual", payments, source_key=f"k{i}", ruleset="pung-chow"
+                    )
+                for payer, payee, amount in payments:
+                    expected[payer] = expected.get(payer, 0) - amount
+                    expected[payee] = expected.get(payee, 0) + amount
+            total = 0
+            for user in (ALICE, BOB, CAROL, DAVE, -1, -2):
+                balance = await ledger.balance(G, user)
+                from_rows = await ledger.repo.net_from_entries(G, user)
+                assert balance == start + from_rows == start + expected.get(user, 0)
+                total += balance - start
+            assert total == 0
+        finally:
+            await db.close()
+
+    asyncio.run(run())
+
+
+async def test_history_is_newest_first_and_limited(ledger: LedgerService, clock: FakeClock) -> None:
+    for i in range(5):
+        await post_hand(ledger, f"h{i}", ALICE, {BOB: i + 1})
+        clock.advance(60)
+    history = await ledger.history(G, BOB, limit=3)
+    assert [h.net for h in history] == [-5, -4, -3]
+    assert history[0].ruleset == "pung-chow" and not history[0].won
+    assert await ledger.history(G, CAROL) == []
+
+
+async def test_stats_count_hands_wins_biggest_and_streaks(
+    ledger: LedgerService, clock: FakeClock
+) -> None:
+    # alice: W W L W W W L ; a washing payment does not count as a hand
+    plan = [True, True, False, True, True, True, False]
+    for i, alice_wins in enumerate(plan):
+        if alice_wins:
+            await post_hand(ledger, f"s{i}", ALICE, {BOB: 10 * (i + 1)}, score=10 * (i + 1))
+        else:
+            await post_hand(ledger, f"s{i}", BOB, {ALICE: 7}, score=7)
+        clock.advance(1)
+    await post_hand(ledger, "wash", ALICE, {BOB: 50}, kind="washing")
+    stats = await ledger.stats(G, ALICE)
+    assert (stats.hands, stats.wins) == (7, 5)
+    assert stats.biggest_hand == 60
+    assert (stats.best_streak, stats.current_streak) == (3, 0)
+    assert stats.net == 10 + 20 + 40 + 50 + 60 - 14 + 50
+    assert stats.balance == 1000 + stats.net
+    assert stats.win_rate == pytest.approx(5 / 7)
+    nobody = await ledger.stats(G, DAVE)
+    assert (nobody.hands, nobody.wins, nobody.biggest_hand, nobody.balance) == (0, 0, None, 1000)
+
+
+async def test_leaderboards_by_metric_and_period(ledger: LedgerService, clock: FakeClock) -> None:
+    # Forty days ago: carol wins big. Ten days ago: bob. Today: alice twice, dave once.
+    await post_hand(ledger, "old", CAROL, {BOB: 900, -2: 900}, score=900)
+    clock.advance(30 * DAY)
+    await post_hand(ledger, "mid", BOB, {ALICE: 100, -2: 100}, score=100)
+    clock.advance(10 * DAY)
+    await post_hand(ledger, "new1", ALICE, {DAVE: 40, -2: 40}, score=40)
+    await post_hand(ledger, "new2", ALICE, {DAVE: 30}, score=30)
+    await post_hand(ledger, "new3", DAVE, {ALICE: 20}, score=20)
+
+    chips = await ledger.leaderboard(G, "chips", "all")
+    assert [(e.user_id, e.value) for e in chips] == [
+        (CAROL, 2800),
+        (ALICE, 990),
+        (DAVE, 950),
+        (BOB, 300),
+    ]  # the computer (-2) is not ranked
+    week = await ledger.leaderboard(G, "chips", "week")
+    assert [(e.user_id, e.value) for e in week] == [(ALICE, 90), (DAVE, -50)]
+    month = await ledger.leaderboard(G, "wins", "month")
+    assert [(e.rank, e.user_id, e.value) for e in month] == [
+        (1, ALICE, 2),
+        (2, BOB, 1),
+        (3, DAVE, 1),  # same wins as bob, more hands: ranked after him
+    ]
+    biggest = await ledger.leaderboard(G, "biggest-hand", "all", limit=2)
+    assert [(e.user_id, e.value) for e in biggest] == [(CAROL, 900), (BOB, 100)]
+    assert await ledger.leaderboard(G, "win-rate", "all") == []  # nobody has 5 hands yet
+    with pytest.raises(LedgerError):
+        await ledger.leaderboard(G, "luck", "all")
+    with pytest.raises(LedgerError):
+        await ledger.leaderboard(G, "chips", "year")
+
+
+async def test_win_rate_needs_enough_hands_and_ties_share_a_rank(ledger: LedgerService) -> None:
+    erin = 105
+    plan = [(ALICE, BOB)] * 3 + [(BOB, ALICE)] * 2 + [(CAROL, DAVE)] * 3 + [(DAVE, CAROL)] * 2
+    plan += [(erin, -1)] * (MIN_HANDS_FOR_WIN_RATE - 1)  # four wins of four: too few hands
+    for i, (winner, loser) in enumerate(plan):
+        await post_hand(ledger, f"r{i}", winner, {loser: 10})
+    board = await ledger.leaderboard(G, "win-rate", "all")
+    assert [(e.rank, e.user_id, e.value) for e in board] == [
+        (1, ALICE, 0.6),
+        (1, CAROL, 0.6),
+        (3, BOB, 0.4),
+        (3, DAVE, 0.4),
+    ]
+
+
+async def test_equal_players_share_a_rank(ledger: LedgerService) -> None:
+    await post_hand(ledger, "x", ALICE, {DAVE: 10})
+    await post_hand(ledger, "y", BOB, {DAVE: 10})
+    board = await ledger.leaderboard(G, "chips", "all")
+    assert [(e.rank, e.user_id) for e in board] == [(1, ALICE), (1, BOB), (3, DAVE)]
+
+
+# -- pending settlements ----------------------------------------------------------------------
+
+
+async def propose(ledger: LedgerService, key: str = "settle:1"):
+    return await ledger.propose(
+        G,
+        [(BOB, ALICE, 40), (CAROL, ALICE, 20), (CAROL, BOB, 5)],
+        source_key=key,
+        ruleset="pung-chow",
+        description="test",
+        created_by=DAVE,
+        parties=[
+            Party(ALICE, 0, "alice"),
+            Party(BOB, 1, "bob", must_confirm=True),
+            Party(CAROL, 2, "carol", must_confirm=True),
+        ],
+        results=[(ALICE, True, 20, 60), (BOB, False, 5, -35), (CAROL, False, 0, -25)],
+    )
+
+
+async def test_pending_settlement_posts_once_every_payer_confirmed(ledger: LedgerService) -> None:
+    pending = await propose(ledger)
+    assert pending.status == "pending" and pending.entries == ()
+    assert [p.user_id for p in pending.waiting_for] == [BOB, CAROL]
+    assert await ledger.balance(G, ALICE) == 1000
+    with pytest.raises(LedgerError, match="Only the paying players"):
+        await ledger.confirm(pending.id, ALICE)  # the winner does not confirm
+    with pytest.raises(LedgerError, match="Only the paying players"):
+        await ledger.confirm(pending.id, DAVE)  # nor does a stranger
+    after_bob, posted = await ledger.confirm(pending.id, BOB)
+    assert not posted and [p.user_id for p in after_bob.waiting_for] == [CAROL]
+    with pytest.raises(LedgerError, match="already confirmed"):
+        await ledger.confirm(pending.id, BOB)
+    assert await ledger.balance(G, ALICE) == 1000
+    done, posted = await ledger.confirm(pending.id, CAROL)
+    assert posted and done.status == "posted"
+    assert await ledger.balance(G, ALICE) == 1060 and await ledger.balance(G, CAROL) == 975
+    with pytest.raises(LedgerError, match="already posted"):
+        await ledger.confirm(pending.id, CAROL)
+    with pytest.raises(LedgerError, match="already posted"):
+        await ledger.cancel(pending.id, DAVE)
+    assert (await ledger.stats(G, ALICE)).wins == 1
+
+
+async def test_simultaneous_last_confirmations_post_exactly_once(ledger: LedgerService) -> None:
+    pending = await propose(ledger)
+    outcomes = await asyncio.gather(
+        ledger.confirm(pending.id, BOB),
+        ledger.confirm(pending.id, CAROL),
+        ledger.confirm(pending.id, CAROL),
+        return_exceptions=True,
+    )
+    posted = [o[1] for o in outcomes if not isinstance(o, Exception)]
+    assert posted.count(True) == 1
+    assert sum(isinstance(o, LedgerError) for o in outcomes) == 1
+    assert await ledger.balance(G, ALICE) == 1060
+
+
+async def test_cancel_only_by_the_creator_or_a_manager(ledger: LedgerService) -> None:
+    pending = await propose(ledger)
+    with pytest.raises(LedgerError, match="Only the member who proposed"):
+        await ledger.cancel(pending.id, BOB)
+    cancelled = await ledger.cancel(pending.id, DAVE)
+    assert cancelled.status == "cancelled"
+    with pytest.raises(LedgerError, match="cancelled"):
+        await ledger.confirm(pending.id, BOB)
+    other = await propose(ledger, "settle:2")
+    assert (await ledger.cancel(other.id, BOB, can_manage=True)).status == "cancelled"
+    with pytest.raises(LedgerError, match="does not exist"):
+        await ledger.confirm(other.id, BOB, guild_id=99)
+    assert await ledger.balance(G, ALICE) == 1000
+
+
+async def test_a_proposal_where_nobody_pays_is_posted_at_once(ledger: LedgerService) -> None:
+    drawn = await ledger.propose(
+        G,
+        [],
+        source_key="settle:draw",
+        ruleset="pung-chow",
+        description="draw",
+        created_by=ALICE,
+        parties=[Party(ALICE, 0, "alice"), Party(BOB, 1, "bob")],
+        results=[(ALICE, False, 0, 0), (BOB, False, 0, 0)],
+    )
+    assert drawn.status == "posted"
+    assert (await ledger.stats(G, BOB)).hands == 1
+    with pytest.raises(LedgerError, match="every paying player"):
+        await ledger.propose(
+            G,
+            [(BOB, ALICE, 5)],
+            source_key="settle:bad",
+            ruleset="pung-chow",
+            description="",
+            created_by=ALICE,
+            parties=[Party(ALICE, 0), Party(BOB, 1)],  # bob pays but is not asked
+            results=[],
+        )
+
+
+async def test_names_are_remembered(ledger: LedgerService, db: aiosqlite.Connection) -> None:
+    await propose(ledger)
+    assert await ledger.names(G, [ALICE, BOB, 999]) == {ALICE: "alice", BOB: "bob"}
