@@ -50,6 +50,7 @@ class DiscordTableNotifier:
         self._dm_messages: dict[tuple[int, int], tuple[int, discord.Message]] = {}
         self._closed_dms: set[tuple[int, int]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._post_order: dict[int, asyncio.Lock] = {}
 
     async def upload_emojis(self) -> None:
         """Upload every tile as an application emoji once (skipping those already there), so
@@ -121,10 +122,20 @@ class DiscordTableNotifier:
         self._coalesce(("hand", table.id, seat), self.dm_gap, lambda: self._send_hand(table, seat))
 
     async def hand_finished(self, table: LiveTable, result: HandResult) -> None:
-        self._spawn(self._post_reveal(table, result), f"reveal-{table.id}-{result.number}")
+        self._spawn(
+            self._in_order(table, self._post_reveal(table, result)),
+            f"reveal-{table.id}-{result.number}",
+        )
 
     async def game_finished(self, table: LiveTable) -> None:
-        self._spawn(self._post_standings(table), f"standings-{table.id}")
+        self._spawn(self._in_order(table, self._post_standings(table)), f"standings-{table.id}")
+
+    async def _in_order(self, table: LiveTable, post: Any) -> None:
+        """Channel posts of a table go out in the order they were asked for (a reveal takes
+        longer to draw than the standings that follow it)."""
+        lock = self._post_order.setdefault(table.id, asyncio.Lock())
+        async with lock:
+            await post
 
     # -- the channel -------------------------------------------------------------------------
     def _channel(self, table: LiveTable) -> Any:
@@ -275,29 +286,28 @@ class DiscordTableNotifier:
 
     # -- a player's hand ---------------------------------------------------------------------
     def hand_content(self, table: LiveTable, seat: int) -> tuple[str, Any]:
-        state = table.state
-        assert state is not None
+        """The DM's words and controls for a seat, from that seat's own view."""
+        seen = seat_view(table, seat)
         player = table.player_at(seat)
         legal = [] if player is None or player.away else self.service.legal_for(table, seat)
         status = describe_legal(legal)
-        wind = WIND_NAMES[(seat - state.dealer) % 4]
+        wind = WIND_NAMES[seen.seats[seat].wind]
         header = f"**Table {table.id}** ({table.ruleset}), you are {wind}. "
         if player is not None and player.away:
             text = header + "A computer player is keeping your seat warm."
         elif status:
-            seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
+            seconds = table.turn_seconds if seen.phase == "play" else table.claim_seconds
             timer = f" You have {seconds} s." if seconds else ""
             last = ""
-            if state.phase == "claim" and state.last_discard is not None:
-                who, index = state.last_discard
-                tile = state.seats[who].discards[index]
+            if seen.phase == "claim" and seen.last_discard is not None:
+                who, tile = seen.last_discard
                 last = f" {names_of(table)[who]} discarded {tile_name(tile)}."
             text = header + f"Your move: {status}.{last}{timer}"
         else:
             text = header + "Waiting for the other players."
         controls = move_controls(
             table.id,
-            state.move,
+            seen.move,
             legal,
             self.emojis,
             away=bool(player and player.away),
