@@ -31,7 +31,6 @@ def build_services(bot: Any, db: aiosqlite.Connection) -> Services:
     from bot.service.guild_settings import GuildSettingsService
     from bot.service.ledger import LedgerService
     from bot.service.scoring import ScoringService
-
     from bot.service.tables import TableService
     from bot.store.tables_repo import TablesRepository
 
