@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.rules.options import OptionError
 from bot.rules.rulesets import RULESETS, HandError
+from bot.service.guild_settings import SettingsError
 from bot.service.tables import LiveTable, TableError, TableService
 from cogs import controls
 from cogs.table_notifier import DiscordTableNotifier
@@ -62,7 +63,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
         original = getattr(error, "original", error)
-        if isinstance(original, TableError | HandError | OptionError):
+        if isinstance(original, TableError | HandError | OptionError | SettingsError):
             await _refuse(interaction, str(original))
             return
         log.error("command failed", exc_info=original)
@@ -94,14 +95,12 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
-        allowed = list(getattr(defaults, "allowed_channels", []) or [])
-        if allowed and interaction.channel_id not in allowed:
-            await _refuse(interaction, "Tables are not allowed in this channel on this server.")
+        if not defaults.allows(interaction.channel_id):
+            channels = ", ".join(f"<#{c}>" for c in defaults.allowed_channels)
+            await _refuse(interaction, f"Tables are opened in {channels} on this server.")
             return
-        ruleset = rules.value if rules else getattr(defaults, "ruleset", "pung-chow")
-        options = dict(getattr(defaults, "options", {}) or {})
-        if ruleset != getattr(defaults, "ruleset", ruleset):
-            options = {}
+        ruleset = rules.value if rules else defaults.ruleset
+        options = dict(defaults.options) if ruleset == defaults.ruleset else {}
         if limit is not None and ruleset != "singapore":
             options["limit"] = limit or None
         elif limit is not None:
@@ -116,12 +115,8 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             ruleset=ruleset,
             options=options,
             computer_players=computer_players,
-            turn_seconds=turn_seconds
-            if turn_seconds is not None
-            else getattr(defaults, "turn_seconds", 60),
-            claim_seconds=claim_seconds
-            if claim_seconds is not None
-            else getattr(defaults, "claim_seconds", 15),
+            turn_seconds=defaults.turn_seconds if turn_seconds is None else turn_seconds,
+            claim_seconds=defaults.claim_seconds if claim_seconds is None else claim_seconds,
             hands=hands,
         )
         await interaction.response.send_message(
@@ -180,6 +175,69 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         await self.service.end(table.id, interaction.user.id, _can_manage(interaction))
         await interaction.response.send_message("The table is closed; finished hands stay settled.")
 
+    @app_commands.command(name="config", description="Server defaults (Manage Server)")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        rules="Default rule set for new tables",
+        limit="Default limit (0: none; singapore: the maximum)",
+        flowers="Play with flowers and seasons by default",
+        starting_chips="Chips every member starts with",
+        turn_seconds="Default seconds to discard (0: no timer)",
+        claim_seconds="Default seconds to claim",
+        allow_channel="Allow tables in this channel (the first one limits tables to the list)",
+        remove_channel="Stop allowing tables in this channel",
+        all_channels="Allow tables in every channel again",
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def config(
+        self,
+        interaction: discord.Interaction,
+        rules: app_commands.Choice[str] | None = None,
+        limit: app_commands.Range[int, 0, 100000] | None = None,
+        flowers: bool | None = None,
+        starting_chips: app_commands.Range[int, 0, 10_000_000] | None = None,
+        turn_seconds: app_commands.Range[int, 0, 600] | None = None,
+        claim_seconds: app_commands.Range[int, 5, 120] | None = None,
+        allow_channel: discord.TextChannel | None = None,
+        remove_channel: discord.TextChannel | None = None,
+        all_channels: bool | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        service = self.bot.services.guild_settings
+        current = await service.get(interaction.guild_id)
+        changes: dict[str, Any] = {}
+        if rules is not None:
+            changes["ruleset"] = rules.value
+        ruleset = changes.get("ruleset", current.ruleset)
+        options = dict(current.options) if ruleset == current.ruleset else {}
+        if limit is not None:
+            key = "maximum" if ruleset == "singapore" else "limit"
+            options[key] = (limit or None) if key == "limit" else (limit or 2000)
+        if flowers is not None:
+            options["flowers"] = flowers
+        if limit is not None or flowers is not None or "ruleset" in changes:
+            changes["options"] = options
+        for name, value in (
+            ("starting_chips", starting_chips),
+            ("turn_seconds", turn_seconds),
+            ("claim_seconds", claim_seconds),
+        ):
+            if value is not None:
+                changes[name] = value
+        channels = list(current.allowed_channels)
+        if allow_channel is not None and allow_channel.id not in channels:
+            channels.append(allow_channel.id)
+        if remove_channel is not None and remove_channel.id in channels:
+            channels.remove(remove_channel.id)
+        if all_channels:
+            channels = []
+        if channels != list(current.allowed_channels):
+            changes["allowed_channels"] = channels
+        if changes and not _can_manage(interaction):
+            raise TableError("Changing the server's mahjong settings needs Manage Server.")
+        settings = await service.update(interaction.guild_id, **changes) if changes else current
+        await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
+
     # -- buttons -----------------------------------------------------------------------------
     async def on_lobby(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, verb = int(groups["table"]), groups["verb"]
@@ -225,6 +283,19 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
                 await self._show_hand(interaction, table)
         except TableError as exc:
             await _refuse(interaction, str(exc))
+
+
+def settings_embed(settings: Any) -> discord.Embed:
+    embed = discord.Embed(title="Mahjong settings for this server", colour=discord.Colour.blue())
+    embed.add_field(name="Rule set", value=settings.ruleset)
+    options = ", ".join(f"{k}={v}" for k, v in settings.resolved_options().items())
+    embed.add_field(name="Options", value=options or "defaults", inline=False)
+    embed.add_field(name="Starting chips", value=str(settings.starting_chips))
+    timer = f"{settings.turn_seconds} s" if settings.turn_seconds else "none"
+    embed.add_field(name="Timers", value=f"turn {timer}, claim {settings.claim_seconds} s")
+    where = ", ".join(f"<#{c}>" for c in settings.allowed_channels) or "every channel"
+    embed.add_field(name="Tables allowed in", value=where, inline=False)
+    return embed
 
 
 async def setup(bot: Any) -> None:
