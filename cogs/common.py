@@ -1,0 +1,162 @@
+"""What the cogs share: short private error replies, embeds, permission checks, names.
+
+A mistake of the user's (a bad hand, an unknown rule set, a click that is not theirs) reaches
+them as a short ephemeral message and changes nothing; anything else is logged with its
+traceback and answered with a generic line, so the user is never left with "The application
+did not respond".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+
+import discord
+from discord import app_commands
+
+from bot.rules.options import OptionError
+from bot.rules.rulesets import HandError
+from bot.rules.table_score import RequestError
+from bot.rules.tiles import NotationError
+from bot.service.guild_settings import SettingsError
+from bot.service.ledger import LedgerError
+from bot.service.scoring import ScoringError
+
+log = logging.getLogger(__name__)
+
+# Errors whose message is written for the user.
+USER_ERRORS: tuple[type[Exception], ...] = (
+    ScoringError,
+    LedgerError,
+    SettingsError,
+    HandError,
+    OptionError,
+    NotationError,
+    RequestError,
+)
+DM_REFUSAL = "This command works in a server, not in direct messages."
+GENERIC_FAILURE = "Something went wrong on our side; nothing was changed."
+COLOUR = discord.Colour(0x2E7D4F)  # the felt of a mahjong table
+COLOUR_WARN = discord.Colour(0xC9A227)
+COLOUR_DONE = discord.Colour(0x3B6EA5)
+COLOUR_OFF = discord.Colour(0x777777)
+MAX_MESSAGE = 1900
+
+
+class UserError(Exception):
+    """A refusal raised by a cog itself (bad option combination); shown as is."""
+
+
+def user_text(text: str) -> str:
+    """A message for the user: first letter capitalised, never over Discord's length."""
+    text = text.strip() or GENERIC_FAILURE
+    if text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+async def reply_error(interaction: discord.Interaction, text: str) -> None:
+    """A short private answer that changes nothing (a follow-up if already answered)."""
+    text = user_text(text)
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not deliver an error reply", exc_info=True)
+
+
+def error_text(error: BaseException) -> str | None:
+    """The user's message for an error of theirs; None for a fault of ours."""
+    original = getattr(error, "original", None) or error
+    if isinstance(original, (*USER_ERRORS, UserError)):
+        return str(original)
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return DM_REFUSAL
+    if isinstance(error, app_commands.TransformerError):
+        return f"'{error.value}' is not a valid {error.type.name.lower().replace('_', ' ')}."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return str(error) or "You cannot use this command here."
+    return None
+
+
+async def handle_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer a failed command or button: the user's mistake privately, ours in the log."""
+    text = error_text(error)
+    if text is None:
+        original = getattr(error, "original", None) or error
+        command = interaction.command.qualified_name if interaction.command else "component"
+        log.error("%s failed", command, exc_info=original)
+        text = GENERIC_FAILURE
+    await reply_error(interaction, text)
+
+
+class GuildOnly:
+    """Mixin for cogs whose commands need a server: refused in DMs with a clear message
+    (the commands are also declared guild-only, so clients normally hide them there)."""
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage(DM_REFUSAL)
+        return True
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await handle_error(interaction, error)
+
+
+def can_manage(interaction: discord.Interaction) -> bool:
+    """Manage Server (or Administrator) in this channel."""
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+def display_name(user: discord.abc.User | discord.Member) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+def chips(amount: int) -> str:
+    return f"{amount:,}"
+
+
+def signed(amount: int) -> str:
+    return f"{amount:+,}"
+
+
+def make_embed(
+    title: str, description: str | None = None, *, colour: discord.Colour = COLOUR
+) -> discord.Embed:
+    """An embed held to Discord's limits (title 256, description 4096 characters)."""
+    if description is not None and len(description) > 4000:
+        description = description[:3999] + "…"
+    return discord.Embed(title=title[:256], description=description, colour=colour)
+
+
+def names_of(
+    guild: discord.Guild | None, user_ids: Iterable[int], stored: Mapping[int, str]
+) -> dict[int, str]:
+    """Markdown-safe names for players: the member's display name when the member is cached,
+    else the name stored when they last played, else a mention (which Discord shows as the
+    name). Computer players (negative ids) are "Computer (seat)"."""
+    out: dict[int, str] = {}
+    for user_id in user_ids:
+        if user_id < 0:
+            out[user_id] = f"Computer ({'ESWN'[(-user_id - 1) % 4]})"
+            continue
+        member = guild.get_member(user_id) if guild is not None else None
+        if member is not None:
+            out[user_id] = clean(display_name(member))
+        elif stored.get(user_id):
+            out[user_id] = clean(stored[user_id])
+        else:
+            out[user_id] = f"<@{user_id}>"
+    return out
+
+
+def clean(text: str) -> str:
+    """A name safe inside markdown (no accidental bold, code or mentions)."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))

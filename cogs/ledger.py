@@ -1,0 +1,183 @@
+"""``/chips``, ``/history``, ``/stats`` and ``/leaderboard``: the server's chip ledger.
+
+Thin: each command asks the LedgerService and renders an embed. Names come from the member
+cache, else the name stored when the player last played, else a mention (which Discord shows
+as the member's name), so no command waits on member look-ups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.service.ledger import METRICS, MIN_HANDS_FOR_WIN_RATE, LeaderboardEntry, LedgerService
+from cogs.common import (
+    COLOUR,
+    GuildOnly,
+    chips,
+    clean,
+    display_name,
+    make_embed,
+    names_of,
+    signed,
+)
+
+METRIC_CHOICES = [app_commands.Choice(name=m, value=m) for m in METRICS]
+PERIOD_CHOICES = [
+    app_commands.Choice(name="this week (7 days)", value="week"),
+    app_commands.Choice(name="this month (30 days)", value="month"),
+    app_commands.Choice(name="all time", value="all"),
+]
+PERIOD_WORDS = {"week": "the last 7 days", "month": "the last 30 days", "all": "all time"}
+HISTORY_LIMIT = 10
+KIND_WORDS = {"hand": "hand", "manual": "/settle", "washing": "washing", "penalty": "penalty"}
+
+
+def _ledger(client: Any) -> LedgerService:
+    return client.services.ledger
+
+
+def _who(interaction: discord.Interaction, member: discord.Member | None) -> discord.abc.User:
+    return member if member is not None else interaction.user
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _value(entry: LeaderboardEntry, metric: str, period: str) -> str:
+    if metric == "chips":
+        return f"{chips(int(entry.value))} chips" if period == "all" else signed(int(entry.value))
+    if metric == "wins":
+        return f"{_count(int(entry.value), 'win')} in {_count(entry.hands, 'hand')}"
+    if metric == "biggest-hand":
+        return f"{chips(int(entry.value))} points"
+    return f"{entry.value:.0%} of {entry.hands} hands"
+
+
+class LedgerCog(GuildOnly, commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> LedgerService:
+        return _ledger(self.bot)
+
+    async def _remember(
+        self, interaction: discord.Interaction, user: discord.abc.User | None = None
+    ) -> None:
+        """Keep the names of the members just seen (the invoker, the member asked about), for
+        leaderboards when the member cache lacks them. Done after answering."""
+        seen = {interaction.user, user or interaction.user}
+        names = {u.id: display_name(u) for u in seen if not u.bot}
+        if interaction.guild_id is not None and names:
+            await self.service.remember_names(interaction.guild_id, names)
+
+    @app_commands.command(name="chips", description="Chips in this server's ledger")
+    @app_commands.guild_only()
+    @app_commands.describe(member="Whose chips (default: yours)")
+    async def chips_command(
+        self, interaction: discord.Interaction, member: discord.Member | None = None
+    ) -> None:
+        assert interaction.guild_id is not None
+        user = _who(interaction, member)
+        balance = await self.service.balance(interaction.guild_id, user.id)
+        start = await self.service.starting_chips(interaction.guild_id)
+        name = clean(display_name(user))
+        embed = make_embed(f"{display_name(user)}: {chips(balance)} chips", colour=COLOUR)
+        embed.description = (
+            f"{name} started with {chips(start)} and is {signed(balance - start)} since."
+        )
+        await interaction.response.send_message(embed=embed)
+        await self._remember(interaction, user)
+
+    @app_commands.command(name="history", description="Recent hands and settlements")
+    @app_commands.guild_only()
+    @app_commands.describe(member="Whose history (default: yours)")
+    async def history(
+        self, interaction: discord.Interaction, member: discord.Member | None = None
+    ) -> None:
+        assert interaction.guild_id is not None
+        user = _who(interaction, member)
+        rows = await self.service.history(interaction.guild_id, user.id, HISTORY_LIMIT)
+        if not rows:
+            text = "No hands yet. Play at a table (`/mahjong new`) or record one with `/settle`."
+        else:
+            lines = []
+            for row in rows:
+                what = KIND_WORDS.get(row.kind, row.kind)
+                where = f" · table {row.table_id} hand {row.hand_no}" if row.table_id else ""
+                result = f"won with {chips(row.score)}" if row.won else "lost"
+                if row.kind not in ("hand", "manual"):
+                    result = what
+                lines.append(
+                    f"<t:{row.created_at}:d> `{row.ruleset}` {what}{where} · {result} · "
+                    f"**{signed(row.net)}**"
+                )
+            text = "\n".join(lines)
+        embed = make_embed(f"{display_name(user)}: recent hands", text)
+        await interaction.response.send_message(embed=embed)
+        await self._remember(interaction, user)
+
+    @app_commands.command(name="stats", description="Hands, wins, biggest hand and streaks")
+    @app_commands.guild_only()
+    @app_commands.describe(member="Whose statistics (default: yours)")
+    async def stats(
+        self, interaction: discord.Interaction, member: discord.Member | None = None
+    ) -> None:
+        assert interaction.guild_id is not None
+        user = _who(interaction, member)
+        s = await self.service.stats(interaction.guild_id, user.id)
+        embed = make_embed(f"{display_name(user)}: statistics")
+        embed.add_field(name="Hands", value=str(s.hands))
+        embed.add_field(name="Wins", value=str(s.wins))
+        embed.add_field(name="Win rate", value=f"{s.win_rate:.0%}" if s.hands else "-")
+        embed.add_field(
+            name="Biggest hand",
+            value=chips(s.biggest_hand) if s.biggest_hand is not None else "-",
+        )
+        embed.add_field(name="Best streak", value=f"{_count(s.best_streak, 'win')} in a row")
+        embed.add_field(name="Current streak", value=str(s.current_streak))
+        embed.add_field(name="Chips won or lost", value=signed(s.net))
+        embed.add_field(name="Balance", value=chips(s.balance))
+        await interaction.response.send_message(embed=embed)
+        await self._remember(interaction, user)
+
+    @app_commands.command(name="leaderboard", description="The server's ranks")
+    @app_commands.guild_only()
+    @app_commands.describe(metric="What to rank by", period="Over what time")
+    @app_commands.choices(metric=METRIC_CHOICES, period=PERIOD_CHOICES)
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        metric: app_commands.Choice[str] | None = None,
+        period: app_commands.Choice[str] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        what = metric.value if metric else "chips"
+        when = period.value if period else "all"
+        entries = await self.service.leaderboard(interaction.guild_id, what, when, limit=10)
+        title = f"Leaderboard: {what}, {PERIOD_WORDS[when]}"
+        if not entries:
+            text = "Nobody is ranked yet."
+            if what == "win-rate":
+                text += f" A win rate needs at least {MIN_HANDS_FOR_WIN_RATE} hands."
+        else:
+            ids = [e.user_id for e in entries]
+            stored = await self.service.names(interaction.guild_id, ids)
+            names = names_of(interaction.guild, ids, stored)
+            text = "\n".join(
+                f"**{e.rank}.** {names[e.user_id]} · {_value(e, what, when)}" for e in entries
+            )
+        await interaction.response.send_message(
+            embed=make_embed(title, text),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await self._remember(interaction)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(LedgerCog(bot))

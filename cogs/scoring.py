@@ -1,0 +1,425 @@
+"""``/score``, ``/rules`` and ``/settle``: for people playing with real tiles.
+
+Thin: each command parses its options, calls the ScoringService, and renders the answer.
+``/settle`` posts a pending settlement with a Confirm and a Cancel button whose custom ids
+(``mj:settle:<id>:confirm``) carry the settlement, as ``DynamicItem``s, so the buttons keep
+working after a restart. Only the paying players' clicks count, each once; the ledger is
+written when the last of them confirms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.rules.rulesets import RULESETS
+from bot.service.ledger import Settlement
+from bot.service.rules_topics import matching_topics
+from bot.service.scoring import WINDS, ScoreResult, ScoringService, SettlePlayer
+from cogs.common import (
+    COLOUR,
+    COLOUR_DONE,
+    COLOUR_OFF,
+    COLOUR_WARN,
+    GuildOnly,
+    UserError,
+    can_manage,
+    chips,
+    clean,
+    display_name,
+    handle_error,
+    make_embed,
+    reply_error,
+    signed,
+)
+
+log = logging.getLogger(__name__)
+
+RULE_CHOICES = [app_commands.Choice(name=r.name, value=r.name) for r in RULESETS.values()]
+WIND_CHOICES = [app_commands.Choice(name=w, value=w[0]) for w in WINDS]
+RESULT_HELP = "a score (480) or the hand (123m 456p ... win 2p from W)"
+
+
+def _scoring(client: Any) -> ScoringService:
+    return client.services.scoring
+
+
+# -- /score ------------------------------------------------------------------------------------
+
+
+def _line(line: Any, previous: str | None = None) -> str:
+    """One score line; its source is named when it differs from the line above's."""
+    source = f" · *{line.source}*" if line.source and line.source != previous else ""
+    if line.doubles:
+        factor = 2**line.doubles
+        return f"`  ×{factor:<4}` {line.name}{source}"
+    return f"`{line.points:>6} ` {line.name}{source}"
+
+
+def score_embed(result: ScoreResult) -> discord.Embed:
+    """The itemised score: each line with its points or doubling and the rule it comes from,
+    the total, and what each other seat pays (their hands scoring nothing)."""
+    score = result.score
+    where = f"{WINDS[result.seat]} seat, {WINDS[result.round_wind]} round"
+    lines = [f"`{result.text}`", f"{where} · {result.title}", ""]
+    previous: str | None = None
+    for line in score.lines:
+        lines.append(_line(line, previous))
+        previous = line.source
+    if not score.lines:
+        lines.append("Nothing in this hand scores.")
+    if score.limit_hand:
+        lines.append(f"**Limit hand:** {score.limit_hand}")
+    title = f"{'Mah-Jongg' if result.winner else 'Losing hand'}: {chips(score.total)} points"
+    embed = make_embed(title, "\n".join(lines), colour=COLOUR)
+    if result.payments:
+        paid = [
+            f"{WINDS[p.payer]} pays {WINDS[p.payee]} **{chips(p.amount)}**"
+            + (f" ({p.reason})" if p.reason and p.reason != "Mah-Jongg" else "")
+            for p in result.payments
+        ]
+        paid.append(f"{WINDS[result.seat]} collects {signed(result.net[result.seat])}")
+        embed.add_field(name="Payments", value="\n".join(paid)[:1024], inline=False)
+    elif result.winner:
+        embed.add_field(name="Payments", value="Nobody pays.", inline=False)
+    notes = ["The other hands count as scoring nothing."]
+    if result.limit is not None:
+        notes.append(f"Limit {chips(result.limit)} (East double).")
+    embed.set_footer(text=" ".join(notes) + " /rules scoring explains the values.")
+    return embed
+
+
+def score_card_png(result: ScoreResult, name: str = "") -> bytes | None:
+    """The score card image of a scored hand (``name``: whose hand), if the renderer is
+    installed; None otherwise, or if drawing fails (the embed alone is a full answer). Runs
+    in a worker thread."""
+    try:
+        import renderer
+    except ImportError:
+        return None
+    render = getattr(renderer, "render_score_card", None)
+    if render is None:
+        return None
+    try:
+        from bot.rules.game.view import SeatView, TableView
+
+        hand = result.hand
+        seats = tuple(
+            SeatView(
+                seat=s,
+                wind=s,
+                concealed=tuple(hand.concealed) if s == result.seat else None,
+                concealed_count=len(hand.concealed) if s == result.seat else 0,
+                melds=tuple(hand.melds) if s == result.seat else (),
+                flowers=tuple(hand.flowers) if s == result.seat else (),
+                occupied=s == result.seat,
+            )
+            for s in range(4)
+        )
+        view = TableView(
+            viewer=None,
+            ruleset=result.ruleset,
+            seats=seats,
+            round_wind=result.round_wind,
+            hand_number=1,
+            dealer=0,
+            turn=result.seat,
+            wall_remaining=0,
+            dead_wall=0,
+            revealed=True,
+        )
+        names = list(WINDS)
+        if name:
+            names[result.seat] = name
+        scores = [result.score if s == result.seat else None for s in range(4)]
+        return render(
+            view,
+            names,
+            scores,
+            list(result.payments),
+            winner=result.seat if result.winner else None,
+            winning_tile=result.win.tile if result.win is not None else None,
+        )
+    except Exception:
+        log.exception("score card failed; answering with the embed only")
+        return None
+
+
+def _renderer_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("renderer") is not None
+
+
+# -- /settle -----------------------------------------------------------------------------------
+
+
+def settle_embed(settlement: Settlement) -> discord.Embed:
+    """A settlement as its message shows it: the players and their scores, who pays whom,
+    and who has confirmed; its colour and title follow its status."""
+    details = settlement.details
+    names = {p.user_id: clean(p.display_name or str(p.user_id)) for p in settlement.parties}
+    winner = details.get("winner")
+    rows = []
+    for player in details.get("players", []):
+        user_id = player["user_id"]
+        mark = " · **Mah-Jongg**" if user_id == winner else ""
+        limit = f" ({player['limit_hand']})" if player.get("limit_hand") else ""
+        rows.append(
+            f"{WINDS[player['seat']]}: {names.get(user_id, user_id)} · "
+            f"{chips(player['score'])}{limit}{mark} · {signed(player['net'])}"
+        )
+    round_wind = WINDS[details.get("round", 0)]
+    head = f"`{settlement.ruleset}`, {round_wind} round"
+    status = {
+        "pending": ("waiting for confirmation", COLOUR_WARN),
+        "posted": ("posted to the ledger", COLOUR_DONE),
+        "cancelled": ("cancelled", COLOUR_OFF),
+    }[settlement.status]
+    embed = make_embed(
+        f"Settlement #{settlement.id}: {status[0]}",
+        head + "\n" + "\n".join(rows),
+        colour=status[1],
+    )
+    payments = [
+        f"{names.get(p['payer'], p['payer'])} pays {names.get(p['payee'], p['payee'])} "
+        f"**{chips(p['amount'])}**"
+        for p in details.get("payments", [])
+    ]
+    embed.add_field(name="Payments", value="\n".join(payments)[:1024] or "Nobody pays.")
+    payers = [p for p in settlement.parties if p.must_confirm]
+    if payers:
+        marks = [f"{'✅' if p.confirmed else '⏳'} {names[p.user_id]}" for p in payers]
+        embed.add_field(name="Confirmed by the paying players", value="\n".join(marks)[:1024])
+    if settlement.status == "pending":
+        embed.set_footer(text="Posted to the ledger once every paying player has confirmed.")
+    return embed
+
+
+def settle_view(settlement: Settlement) -> discord.ui.View | None:
+    if settlement.status != "pending":
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(SettleButton(settlement.id, "confirm"))
+    view.add_item(SettleButton(settlement.id, "cancel"))
+    return view
+
+
+class SettleButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:settle:(?P<id>\d+):(?P<verb>confirm|cancel)",
+):
+    """Confirm (a paying player) or Cancel (the proposer) a pending settlement."""
+
+    def __init__(self, settlement_id: int, verb: str) -> None:
+        confirm = verb == "confirm"
+        super().__init__(
+            discord.ui.Button(
+                label="Confirm" if confirm else "Cancel",
+                style=discord.ButtonStyle.success if confirm else discord.ButtonStyle.secondary,
+                custom_id=f"mj:settle:{settlement_id}:{verb}",
+            )
+        )
+        self.settlement_id = settlement_id
+        self.verb = verb
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Button[Any],
+        match: re.Match[str],
+    ) -> SettleButton:
+        return cls(int(match["id"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            service = _scoring(interaction.client)
+            if self.verb == "confirm":
+                settlement, posted = await service.confirm(
+                    self.settlement_id, interaction.user.id, guild_id=interaction.guild_id
+                )
+            else:
+                settlement = await service.cancel(
+                    self.settlement_id,
+                    interaction.user.id,
+                    can_manage=can_manage(interaction),
+                    guild_id=interaction.guild_id,
+                )
+                posted = False
+            await interaction.response.edit_message(
+                embed=settle_embed(settlement), view=settle_view(settlement)
+            )
+            if posted:
+                await interaction.followup.send(
+                    f"Settlement #{settlement.id} is posted to the ledger. See `/chips`.",
+                    allowed_mentions=discord.AllowedMentions.none(),
+                )
+        except Exception as exc:  # the user's mistake privately, ours in the log
+            await handle_error(interaction, exc)
+
+
+# -- the cog -----------------------------------------------------------------------------------
+
+
+class ScoringCog(GuildOnly, commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> ScoringService:
+        return _scoring(self.bot)
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(SettleButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(SettleButton)
+
+    @app_commands.command(name="score", description="Score a hand played with real tiles")
+    @app_commands.guild_only()
+    @app_commands.rename(round_wind="round")
+    @app_commands.describe(
+        hand="The hand, e.g. 123m 456m 789s 55s 22p win 2p from W (see /rules notation)",
+        rules="Rule set (default: the server's)",
+        seat="Your wind (default East)",
+        round_wind="The round's wind (default East)",
+    )
+    @app_commands.choices(rules=RULE_CHOICES, seat=WIND_CHOICES, round_wind=WIND_CHOICES)
+    async def score(
+        self,
+        interaction: discord.Interaction,
+        hand: app_commands.Range[str, 1, 300],
+        rules: app_commands.Choice[str] | None = None,
+        seat: app_commands.Choice[str] | None = None,
+        round_wind: app_commands.Choice[str] | None = None,
+    ) -> None:
+        result = await self.service.score(
+            hand,
+            guild_id=interaction.guild_id,
+            rules=rules.value if rules else None,
+            seat=seat.value if seat else 0,
+            round_wind=round_wind.value if round_wind else 0,
+        )
+        embed = score_embed(result)
+        if not _renderer_available():
+            await interaction.response.send_message(embed=embed)
+            return
+        await interaction.response.defer(thinking=True)
+        png = await asyncio.to_thread(score_card_png, result, display_name(interaction.user))
+        if png is None:
+            await interaction.followup.send(embed=embed)
+            return
+        card = discord.File(io.BytesIO(png), "score.png", description="The score card")
+        embed.set_image(url="attachment://score.png")
+        await interaction.followup.send(embed=embed, file=card)
+
+    @app_commands.command(name="rules", description="The rules in short, with the book's pages")
+    @app_commands.guild_only()
+    @app_commands.describe(topic="A topic: scoring, limit-hands, washing, claims, settling...")
+    async def rules(
+        self,
+        interaction: discord.Interaction,
+        topic: app_commands.Range[str, 0, 60] | None = None,
+    ) -> None:
+        found = self.service.rules_text(topic)
+        await interaction.response.send_message(embed=make_embed(found.title, found.text))
+
+    @rules.autocomplete("topic")
+    async def _topic_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=f"{t.key}: {t.summary}"[:100], value=t.key)
+            for t in matching_topics(current)
+        ]
+
+    @app_commands.command(
+        name="settle", description="Record a game played with real tiles (payers confirm)"
+    )
+    @app_commands.guild_only()
+    @app_commands.rename(round_wind="round")
+    @app_commands.describe(
+        winner="Who went Mah-Jongg",
+        east="The player at East",
+        south="The player at South",
+        east_score=f"East's {RESULT_HELP}",
+        south_score=f"South's {RESULT_HELP}",
+        west="The player at West",
+        west_score=f"West's {RESULT_HELP}",
+        north="The player at North",
+        north_score=f"North's {RESULT_HELP}",
+        rules="Rule set (default: the server's)",
+        round_wind="The round's wind (default East)",
+    )
+    @app_commands.choices(rules=RULE_CHOICES, round_wind=WIND_CHOICES)
+    async def settle(
+        self,
+        interaction: discord.Interaction,
+        winner: discord.Member,
+        east: discord.Member,
+        south: discord.Member,
+        east_score: app_commands.Range[str, 1, 300] | None = None,
+        south_score: app_commands.Range[str, 1, 300] | None = None,
+        west: discord.Member | None = None,
+        west_score: app_commands.Range[str, 1, 300] | None = None,
+        north: discord.Member | None = None,
+        north_score: app_commands.Range[str, 1, 300] | None = None,
+        rules: app_commands.Choice[str] | None = None,
+        round_wind: app_commands.Choice[str] | None = None,
+    ) -> None:
+        seats = (
+            ("E", east, east_score),
+            ("S", south, south_score),
+            ("W", west, west_score),
+            ("N", north, north_score),
+        )
+        players = []
+        for wind, member, result in seats:
+            if member is None:
+                if result is not None:
+                    raise UserError(f"{WINDS['ESWN'.index(wind)]}'s score is given, not the player")
+                continue
+            if member.bot:
+                raise UserError(f"{display_name(member)} is a bot; only members play.")
+            players.append(SettlePlayer(member.id, wind, result, display_name(member)))
+        settlement = await self.service.propose_settlement(
+            interaction.guild_id or 0,
+            interaction.channel_id,
+            interaction.user.id,
+            rules.value if rules else None,
+            players,
+            winner.id,
+            round_wind=round_wind.value if round_wind else 0,
+            source_key=f"settle:{interaction.id}",
+        )
+        waiting = settlement.waiting_for
+        content = None
+        if waiting:
+            content = (
+                " ".join(f"<@{p.user_id}>" for p in waiting)
+                + ": please check and press **Confirm**."
+            )
+        view = settle_view(settlement)
+        await interaction.response.send_message(
+            content,
+            embed=settle_embed(settlement),
+            view=view if view is not None else discord.utils.MISSING,
+            allowed_mentions=discord.AllowedMentions(
+                users=[discord.Object(p.user_id) for p in waiting], roles=False, everyone=False
+            ),
+        )
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(ScoringCog(bot))
+
+
+__all__ = ["ScoringCog", "SettleButton", "reply_error", "score_card_png", "score_embed", "setup"]

@@ -1,0 +1,69 @@
+"""A small real bot for the cog tests: the scoring and ledger cogs on real services over a
+SQLite file, connected to the fake Discord (tests/fakediscord)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+from discord.ext import commands
+
+from bot.service.guild_settings import GuildSettingsService
+from bot.service.ledger import LedgerService
+from bot.service.scoring import ScoringService
+from bot.services import Services
+from bot.store.database import open_database
+from tests.store.helpers import FakeClock
+
+
+class CogBot(commands.Bot):
+    """Like the real bot (guilds intent only, the services on ``bot.services``), with just the
+    cogs under test."""
+
+    __test__ = False
+
+    def __init__(self, database: Path, clock: FakeClock, cogs: tuple[str, ...]) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        self.database = database
+        self.clock = clock
+        self.cog_names = cogs
+        self.db: Any = None
+        self.services: Any = None
+
+    async def setup_hook(self) -> None:
+        self.db = await open_database(self.database)
+        settings = GuildSettingsService(self.db, clock=self.clock)
+        ledger = LedgerService(self.db, settings, clock=self.clock)
+        self.services = Services(settings, ledger, ScoringService(self.db, ledger))
+        for name in self.cog_names:
+            await self.load_extension(name)
+        await self.tree.sync()
+
+    async def close(self) -> None:
+        await super().close()
+        if self.db is not None:
+            await self.db.close()
+            self.db = None
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def start_bot(run_bot: Any, tmp_path: Path, clock: FakeClock) -> Callable[..., Awaitable[CogBot]]:
+    """``await start_bot()`` runs a bot with both cogs on ``tmp_path/db.sqlite3``; calling it
+    again (after closing the first) is a restart on the same database."""
+
+    async def start(cogs: tuple[str, ...] = ("cogs.scoring", "cogs.ledger")) -> CogBot:
+        bot = CogBot(tmp_path / "db.sqlite3", clock, cogs)
+        await run_bot.start(bot)
+        return bot
+
+    return start

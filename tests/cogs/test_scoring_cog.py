@@ -1,0 +1,187 @@
+"""/score, /rules and /settle through the fake Discord: good answers, every kind of bad input
+answered privately, and the settle buttons (foreign and double clicks, restarts)."""
+
+from __future__ import annotations
+
+import pytest
+from discord import app_commands
+from fakediscord import CommandError
+
+from cogs.common import DM_REFUSAL, GuildOnly, error_text
+
+EXAMPLE_1 = "123m 456m 789s 55s 22p win 2p from W"
+
+
+async def test_score_shows_the_itemised_lines_and_payments(discord_world, start_bot) -> None:
+    w = discord_world
+    await start_bot()
+    reply = await (await w.alice.slash(w.channel, "score", hand=EXAMPLE_1, seat="S")).reply()
+    assert not reply.ephemeral
+    embed = reply.embeds[0]
+    assert embed["title"] == "Mah-Jongg: 22 points"
+    assert "Mah-Jongg" in embed["description"] and "Pung Chow p.3" in embed["description"]
+    assert "South seat, East round" in embed["description"]
+    payments = embed["fields"][0]["value"]
+    assert "East pays South **44**" in payments and "West pays South **22**" in payments
+    card = reply.attachment("score.png")
+    assert card.content_type == "image/png" and card.width > 100
+
+
+@pytest.mark.parametrize(
+    ("hand", "expected"),
+    [
+        ("123m 456x 789s 55s 22p win 2p", "'456x' is not a tile"),
+        ("5555s 456m 789s 55s 22p win 2p", "copies of 5 Bamboo"),
+        ("[555p 123m", "is not closed"),
+    ],
+)
+async def test_score_bad_hands_get_a_private_reason(
+    discord_world, start_bot, hand: str, expected: str
+) -> None:
+    w = discord_world
+    await start_bot()
+    reply = await (await w.bob.slash(w.channel, "score", hand=hand)).reply()
+    assert reply.ephemeral and reply.visible_to == w.bob.id
+    assert expected in reply.content
+    assert not [m for m in w.alice.messages(w.channel) if m.interaction_id]  # nothing public
+
+
+async def test_unknown_rules_and_dms_are_refused(discord_world, start_bot) -> None:
+    w = discord_world
+    bot = await start_bot()
+    with pytest.raises(CommandError, match="must be one of"):
+        await w.alice.slash(w.channel, "score", hand=EXAMPLE_1, rules="riichi")
+    with pytest.raises(CommandError, match="cannot use /score"):
+        await w.alice.slash(w.alice.dm(), "score", hand=EXAMPLE_1)
+    synced = {c["name"]: c for c in w.server.commands()}
+    assert all(synced[name].get("contexts") == [0] for name in ("score", "rules", "settle"))
+    # Should a client send one anyway, the cog's check answers with a clear message.
+    with pytest.raises(app_commands.NoPrivateMessage) as refused:
+        await GuildOnly().interaction_check(type("DM", (), {"guild_id": None})())
+    assert error_text(refused.value) == DM_REFUSAL
+    assert bot.get_cog("ScoringCog") is not None
+
+
+async def test_rules_topics_and_autocomplete(discord_world, start_bot) -> None:
+    w = discord_world
+    await start_bot()
+    listing = await (await w.alice.slash(w.channel, "rules")).reply()
+    assert "`washing`" in listing.embeds[0]["description"]
+    washing = await (await w.alice.slash(w.channel, "rules", topic="washing")).reply()
+    assert (
+        "p.61" in washing.embeds[0]["title"] and "13 heads: 200" in washing.embeds[0]["description"]
+    )
+    unknown = await (await w.alice.slash(w.channel, "rules", topic="poker")).reply()
+    assert unknown.ephemeral and "No rules topic 'poker'" in unknown.content
+    choices = await (
+        await w.alice.autocomplete(w.channel, "rules", focused="topic", topic="lim")
+    ).choices()
+    assert {c["value"] for c in choices} >= {"limit-hands", "limit-scoring"}
+
+
+async def _propose(w, **options):
+    handle = await w.alice.slash(
+        w.channel,
+        "settle",
+        winner=w.alice,
+        east=w.alice,
+        east_score="480",
+        south=w.bob,
+        south_score="64",
+        west=w.carol,
+        west_score="272",
+        **options,
+    )
+    return await handle.reply()
+
+
+async def test_settle_posts_only_after_every_payer_confirmed(discord_world, start_bot) -> None:
+    w = discord_world
+    bot = await start_bot()
+    message = await _propose(w)
+    assert w.bob.mention in message.content and w.carol.mention in message.content
+    assert "waiting for confirmation" in message.embeds[0]["title"]
+    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+    confirm = f"mj:settle:{settlement_id}:confirm"
+    assert message.custom_ids() == [confirm, f"mj:settle:{settlement_id}:cancel"]
+    ledger = bot.services.ledger
+    guild = w.guild.id
+
+    # A stranger and the winner change nothing.
+    for who in (w.dave, w.alice):
+        answer = await (await who.click(message, confirm)).reply()
+        assert answer.ephemeral and "Only the paying players" in answer.content
+    assert await ledger.balance(guild, w.alice.id) == 1000
+
+    after_bob = await (await w.bob.click(message, confirm)).reply()
+    assert after_bob.id == message.id
+    assert "✅ bob" in after_bob.embeds[0]["fields"][1]["value"]
+    assert "⏳ carol" in after_bob.embeds[0]["fields"][1]["value"]
+    again = await (await w.bob.click(message, confirm)).reply()
+    assert again.ephemeral and "already confirmed" in again.content
+    assert await ledger.balance(guild, w.alice.id) == 1000  # carol has not confirmed yet
+
+    handle = await w.carol.click(message, confirm)
+    edited = await handle.reply()
+    assert "posted to the ledger" in edited.embeds[0]["title"]
+    assert edited.custom_ids() == []
+    [note] = await handle.followups(1)
+    assert "posted" in note.content
+    # East won 480 and collects double from each: 2 x 960.
+    assert await ledger.balance(guild, w.alice.id) == 1000 + 1920
+    chips = await (await w.alice.slash(w.channel, "chips")).reply()
+    assert chips.embeds[0]["title"] == "alice: 2,920 chips"
+
+
+async def test_settle_cancel_and_bad_input(discord_world, start_bot) -> None:
+    w = discord_world
+    bot = await start_bot()
+    message = await _propose(w, rules="pung-chow", round="S")
+    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+    cancel = f"mj:settle:{settlement_id}:cancel"
+    refused = await (await w.bob.click(message, cancel)).reply()
+    assert refused.ephemeral and "Only the member who proposed" in refused.content
+    done = await (await w.alice.click(message, cancel)).reply()
+    assert "cancelled" in done.embeds[0]["title"] and done.custom_ids() == []
+    assert await bot.services.ledger.balance(w.guild.id, w.alice.id) == 1000
+
+    bad = await (
+        await w.alice.slash(
+            w.channel, "settle", winner=w.dave, east=w.alice, south=w.bob, south_score="12"
+        )
+    ).reply()
+    assert bad.ephemeral and "winner must be one of the players" in bad.content
+    hand = await (
+        await w.alice.slash(
+            w.channel,
+            "settle",
+            winner=w.alice,
+            east=w.alice,
+            east_score="123m 456m 789x 55s 22p win 2p",
+            south=w.bob,
+        )
+    ).reply()
+    assert hand.ephemeral and "East (alice)'s hand: '789x' is not a tile" in hand.content
+    twice = await (
+        await w.alice.slash(w.channel, "settle", winner=w.alice, east=w.alice, south=w.alice)
+    ).reply()
+    assert twice.ephemeral and "listed twice" in twice.content
+    orphan = await (
+        await w.alice.slash(
+            w.channel, "settle", winner=w.alice, east=w.alice, south=w.bob, north_score="5"
+        )
+    ).reply()
+    assert orphan.ephemeral and "North's score is given, not the player" in orphan.content
+
+
+async def test_settle_buttons_survive_a_restart(discord_world, start_bot, run_bot) -> None:
+    w = discord_world
+    first = await start_bot()
+    message = await _propose(w)
+    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+    await first.close()
+    second = await start_bot()
+    confirm = f"mj:settle:{settlement_id}:confirm"
+    await (await w.bob.click(message, confirm)).reply()
+    await (await w.carol.click(message, confirm)).reply()
+    assert await second.services.ledger.balance(w.guild.id, w.bob.id) == 1000 - 960 - 208
