@@ -11,8 +11,8 @@ from __future__ import annotations
 from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PUNG, waits
-from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, Hand, Situation, Win
+from bot.rules.analysis import KONG, PUNG, waits
+from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats
 from bot.rules.rulesets.base import Lines
@@ -73,6 +73,11 @@ _DRAGON_SET = {
     tile: ScoreLine(f"Set of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 0, 1, DOUBLING)
     for tile in DRAGONS
 }
+
+
+@cache
+def mahjong_line(points: int) -> ScoreLine:
+    return ScoreLine("Mah-Jongg", points, 0, BONUS)
 
 
 @cache
@@ -149,14 +154,13 @@ class PungChowLimit(PungChow):
 
     # -- limit hands -------------------------------------------------------------------------
     def limit_hand(
-        self, reading: Reading, facts: Facts, situation: Situation, win: Win
+        self, reading: Reading, stats: SetStats, facts: Facts, situation: Situation, win: Win
     ) -> str | None:
         """The limit hands of p.62-64, in the book's order."""
         if reading.special == "thirteen-heads":
             return "single-heads"
         if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
             return "east-original"
-        stats = SetStats(reading)
         pair = stats.pair
         if pair is None:
             return None
@@ -186,15 +190,16 @@ class PungChowLimit(PungChow):
         if win is None:
             return self.score_other_hand(reading, facts, hand, situation)
         limit = self.limit_of(options)
-        special = self.limit_hand(reading, facts, situation, win)
+        stats = SetStats(reading)
+        special = self.limit_hand(reading, stats, facts, situation, win)
         if special is not None:
             line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
             return Score(
                 (line,), limit, limit_hand=LIMIT_HAND_NAMES[special], reading=reading, winner=True
             )
         lines = Lines()
-        lines.add("Mah-Jongg", options["mahjong_bonus"], BONUS)
-        drawn = win.drawn
+        lines.push(mahjong_line(options["mahjong_bonus"]))
+        drawn = win.by == SELF_DRAW or win.by == LOOSE_TILE
         for s in reading.sets:
             if s.kind == PUNG or s.kind == KONG:
                 lines.push(value_line(s.kind, s.tile, s.concealed, True))
@@ -215,7 +220,7 @@ class PungChowLimit(PungChow):
                 lines.push(_SEQUENCE_EDGE)
         if len(lines.items) == 1:
             lines.push(_NO_OTHER_SCORE)
-        if not any(s.kind == CHOW for s in reading.sets):
+        if stats.chows == 0:
             lines.push(_NO_SEQUENCES)
         self.add_set_doubles(lines, reading, situation)
         if facts.one_suit:
@@ -226,10 +231,10 @@ class PungChowLimit(PungChow):
             lines.double("Winning tile drawn from the last tile of the wall", 1, BONUS)
         if win.by == LOOSE_TILE:
             lines.double("Winning on a draw from a loose tile", 1, BONUS)
-        exposed_pungs = {m.tile for m in hand.melds if m.kind == PUNG and not m.concealed}
-        if win.tile in exposed_pungs:
+        if any(m.tile == win.tile and m.kind == PUNG and not m.concealed for m in hand.melds):
             lines.double("Completing the hand with the fourth tile of an exposed set", 1, BONUS)
-        self.add_bonus_doubles(lines, hand, situation)
+        if hand.flowers:
+            self.add_bonus_doubles(lines, hand, situation)
         if "first-discard" in win.flags:
             lines.add_after_doubling(
                 "Winning on the first discard: half the limit", limit // 2, BONUS
