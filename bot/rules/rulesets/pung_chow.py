@@ -10,7 +10,7 @@ from functools import cache
 from typing import ClassVar
 
 from bot.rules.analysis import CHOW, KONG, PUNG
-from bot.rules.hand import DEALT, LOOSE_TILE, Hand, Situation, Win
+from bot.rules.hand import DEALT, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading
 from bot.rules.rulesets.base import Lines, RuleSet
@@ -66,6 +66,17 @@ def combination_line(kind: int, tile: int, concealed: bool, source: str) -> Scor
 
 
 @cache
+def combination_lines(source: str) -> dict[tuple[int, int, bool], ScoreLine]:
+    """Every set's combination line (score card p.3), keyed by (kind, tile, concealed)."""
+    return {
+        (kind, tile, concealed): combination_line(kind, tile, concealed, source)
+        for kind in (PUNG, KONG)
+        for tile in range(34)
+        for concealed in (False, True)
+    }
+
+
+@cache
 def pair_line(tile: int, seat_wind: int, points: int, source: str) -> ScoreLine:
     return ScoreLine(f"Pair of {_pair_name(tile, Situation(seat_wind))}", points, 0, source)
 
@@ -115,57 +126,68 @@ class PungChow(RuleSet):
         win: Win | None,
         options: Options,
     ) -> Score:
-        lines = Lines()
+        # The hottest function of the scorer: plain lists and prebuilt lines (see fixed_lines
+        # and combination_lines), no per-line method calls.
         fixed = self.fixed_lines(options["mahjong_bonus"])
+        items: list[ScoreLine] = []
         sets = reading.sets
         if win is not None:
-            lines.push(fixed["mahjong"])
+            items.append(fixed["mahjong"])
             if not any(s.kind == CHOW for s in sets):
-                lines.push(fixed["no-sequences"])
+                items.append(fixed["no-sequences"])
             if win.by == LOOSE_TILE:
-                lines.push(fixed["loose-tile"])
-            if win.drawn:
-                lines.push(fixed["drawn"])
+                items.append(fixed["loose-tile"])
+                items.append(fixed["drawn"])
+            elif win.by == SELF_DRAW:
+                items.append(fixed["drawn"])
             if facts.unique_wait(hand, reading):
-                lines.push(fixed["only-place"])
-        bonus_lines = len(lines.items)
+                items.append(fixed["only-place"])
+        bonus_lines = len(items)
         own = EAST + situation.seat_wind
         doubles: list[ScoreLine] = []
-        source = self.source_combination
+        combination = combination_lines(self.source_combination)
         for s in sets:
             if s.kind == PUNG or s.kind == KONG:
-                lines.push(combination_line(s.kind, s.tile, s.concealed, source))
+                items.append(combination[s.kind, s.tile, s.concealed])
                 if s.tile >= WHITE:
-                    doubles.append(fixed[f"dragon-{s.tile}"])
+                    doubles.append(fixed[s.tile])
                 elif s.tile == own:
                     doubles.append(fixed["own-wind"])
         best_pair = 0
         for tile in reading.pairs:
-            points = self.pair_points(tile, situation)
-            if points > best_pair:
-                best_pair, pair_tile = points, tile
+            value = self.pair_points(tile, situation)
+            if value > best_pair:
+                best_pair, pair_tile = value, tile
         if best_pair:
-            lines.push(pair_line(pair_tile, situation.seat_wind, best_pair, source))
+            items.append(
+                pair_line(pair_tile, situation.seat_wind, best_pair, self.source_combination)
+            )
         for tile in hand.flowers:
-            lines.add(tile_name(tile), self.bonus_points(tile), source)
-        if win is not None and len(lines.items) == bonus_lines == 1:
-            lines.push(fixed["no-other-score"])
-        if win is not None and (win.by == DEALT or "original-hand" in win.flags):
-            lines.push(fixed["original"])
+            points = self.bonus_points(tile)
+            if points:
+                items.append(ScoreLine(tile_name(tile), points, 0, self.source_combination))
+        if win is not None:
+            if len(items) == bonus_lines == 1:
+                items.append(fixed["no-other-score"])
+            if win.by == DEALT or "original-hand" in win.flags:
+                items.append(fixed["original"])
         if facts.all_honours:
-            lines.push(fixed["all-honours"])
+            items.append(fixed["all-honours"])
         elif facts.one_suit:
-            lines.push(fixed["one-suit"])
+            items.append(fixed["one-suit"])
         elif facts.one_suit_with_honours:
-            lines.push(fixed["one-suit-honours"])
-        for line in doubles:
-            lines.push(line)
+            items.append(fixed["one-suit-honours"])
+        items.extend(doubles)
         if hand.flowers:
+            lines = Lines()
             self.add_bonus_doubles(lines, hand, situation)
-        return Score(tuple(lines.items), lines.total, reading=reading, winner=win is not None)
+            items.extend(lines.items)
+        points = sum(line.points for line in items)
+        total = points << sum(line.doubles for line in items)
+        return Score(tuple(items), total, reading=reading, winner=win is not None)
 
     @cache  # noqa: B019 - rule sets are module singletons; a few entries per bonus value
-    def fixed_lines(self, mahjong_bonus: int) -> dict[str, ScoreLine]:
+    def fixed_lines(self, mahjong_bonus: int) -> dict[str | int, ScoreLine]:
         """The rule set's fixed lines (score card p.3), built once."""
         src = self.source_bonus
         lines = {
@@ -185,7 +207,7 @@ class PungChow(RuleSet):
         }
         for dragon in DRAGONS:
             name = DRAGON_NAMES[dragon - WHITE].lower()
-            lines[f"dragon-{dragon}"] = ScoreLine(f"Three {name} dragons", 0, 1, src)
+            lines[dragon] = ScoreLine(f"Three {name} dragons", 0, 1, src)
         return lines
 
     def add_bonus_doubles(self, lines: Lines, hand: Hand, situation: Situation) -> None:
