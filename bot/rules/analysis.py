@@ -65,6 +65,7 @@ def _build_part_table(ranks: int, allow_chow: bool) -> dict[bytes, int]:
 
 
 _SUIT_TABLE = _build_part_table(9, allow_chow=True)
+_ZERO7 = bytes(7)
 _HONOUR_TABLE = _build_part_table(7, allow_chow=False)
 
 
@@ -95,9 +96,6 @@ def is_complete(
     if d is None:
         return False
     return a + c + d + e == 1
-
-
-_ZERO7 = bytes(7)
 
 
 def is_winning_shape(
@@ -231,20 +229,17 @@ def is_thirteen_heads(counts: Sequence[int]) -> bool:
     """One of each of the thirteen heads and a second of one of them (Pung Chow p.62,
     limit hand 1, "single heads"; the Singapore text's "7 different honor tiles, plus 1 and
     9 of each suit")."""
-    if sum(counts) != 14:
+    b = bytes(counts)
+    if b[1:8] != _ZERO7 or b[10:17] != _ZERO7 or b[19:26] != _ZERO7:
         return False
-    pairs = 0
-    for tile in _HEAD_TILES:
-        n = counts[tile]
-        if n == 0 or n > 2:
-            return False
-        pairs += n - 1
-    return pairs == 1
+    heads = b[0:1] + b[8:10] + b[17:19] + b[26:34]
+    return heads.count(1) == 12 and heads.count(2) == 1
 
 
 def is_seven_pairs(counts: Sequence[int]) -> bool:
     """Seven different pairs (the Singapore text's "7 Eyes")."""
-    return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
+    b = bytes(counts)
+    return b.count(2) == 7 and b.count(0) == 27
 
 
 @lru_cache(maxsize=1 << 16)

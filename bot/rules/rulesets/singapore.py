@@ -16,7 +16,7 @@ from bot.rules.analysis import KONG, PAIR, PUNG
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats
-from bot.rules.rulesets.base import Lines, Outcome, RuleSet, _ResolvedTypes
+from bot.rules.rulesets.base import Outcome, RuleSet, _ResolvedTypes
 from bot.rules.score import Payment, Score, ScoreLine
 from bot.rules.tiles import (
     DRAGON_NAMES,
@@ -78,6 +78,20 @@ def fundamental_line(kind: int, tile: int, concealed: bool) -> ScoreLine:
     where = "hidden" if concealed else "exposed"
     points = table[is_head(tile)][1 if concealed else 0]
     return ScoreLine(f"{word} of {tile_name(tile)} ({where})", points, 0, FUND)
+
+
+_SEVEN_EYES = ScoreLine("7 eyes: total score for the hand", 100, 0, FUND)
+_HIDDEN_ON_DISCARD = ScoreLine("Hidden hand won on a discard, no other bonus", 10, 0, FUND)
+_FUNDAMENTAL_LINES = {
+    **{
+        (kind, tile, concealed): fundamental_line(kind, tile, concealed)
+        for kind in (PUNG, KONG)
+        for tile in range(34)
+        for concealed in (False, True)
+    },
+    **{(PAIR, tile, True): fundamental_line(PAIR, tile, True) for tile in range(27, 34)},
+    **{(-1, tile, True): fundamental_line(-1, tile, True) for tile in range(34, 42)},
+}
 
 
 def round_to_ten(points: int) -> int:
@@ -188,37 +202,36 @@ class Singapore(RuleSet):
                 reading=reading,
                 winner=True,
             )
-        lines = Lines()
         if reading.special == "seven-pairs":
-            lines.add("7 eyes: total score for the hand", 100, FUND)
-            return Score(tuple(lines.items), 100, reading=reading, winner=True)
-        lines.push(_MAHJONG)
+            return Score((_SEVEN_EYES,), 100, reading=reading, winner=True)
+        # Plain lists and prebuilt lines: this runs for every reading of every hand.
+        table = _FUNDAMENTAL_LINES
+        items = [_MAHJONG]
         for pair in reading.pairs:
             if pair >= 27:
-                lines.push(fundamental_line(PAIR, pair, True))
+                items.append(table[PAIR, pair, True])
         for s in reading.sets:
             if s.kind == PUNG or s.kind == KONG:
-                lines.push(fundamental_line(s.kind, s.tile, s.concealed))
+                items.append(table[s.kind, s.tile, s.concealed])
         for tile in hand.flowers:
-            lines.push(fundamental_line(-1, tile, True))
+            items.append(table[-1, tile, True])
         role = reading.win_role
         if role is not None and role != "pung":
-            lines.push(_EYE_OR_CHOW)
-        if win.drawn:
-            lines.push(_DRAWN)
+            items.append(_EYE_OR_CHOW)
+        if win.by == SELF_DRAW or win.by == LOOSE_TILE:
+            items.append(_DRAWN)
         bonuses = self.bonuses(reading, stats, facts, hand, situation, win)
-        concealed_hand = all(m.concealed for m in hand.melds)
-        if concealed_hand and win.by == DISCARD and not bonuses:
-            lines.add("Hidden hand won on a discard, no other bonus", 10, FUND)
-        rounded = round_to_ten(lines.points)
-        if rounded != lines.points:
-            lines.add("Rounded to the nearest 10", rounded - lines.points, FUND)
-            lines.items[-1] = lines.items[-1]._replace(
-                name=f"Rounded to the nearest 10 ({rounded})"
+        if not bonuses and win.by == DISCARD and all(m.concealed for m in hand.melds):
+            items.append(_HIDDEN_ON_DISCARD)
+        points = sum(line.points for line in items)
+        rounded = round_to_ten(points)
+        if rounded != points:
+            items.append(
+                ScoreLine(f"Rounded to the nearest 10 ({rounded})", rounded - points, 0, FUND)
             )
-        for line in bonuses:
-            lines.push(line)
-        return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
+        items.extend(bonuses)
+        total = rounded << sum(line.doubles for line in bonuses)
+        return Score(tuple(items), total, reading=reading, winner=True)
 
     def bonuses(
         self,
