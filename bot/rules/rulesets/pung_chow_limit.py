@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import KONG, PUNG, waits
+from bot.rules.analysis import CHOW, KONG, PUNG, waits
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading, SetStats
+from bot.rules.reading import Facts, Reading, SetStats, losing_reading, winning_readings
 from bot.rules.rulesets.base import Lines
 from bot.rules.rulesets.pung_chow import PungChow, set_label
 from bot.rules.score import Payment, Score, ScoreLine
@@ -324,7 +324,9 @@ def discarder_is_liable(
     discarder pay for all, unless he was himself waiting to win (ready) with two complete
     doubling honours, or waiting for a win that would give him more than two doubling honours,
     or had no choice (note a: every tile he held was of the dangerous kind). docs/rules.md
-    explains this reading of "waiting for the winning tile"."""
+    explains this reading of "waiting for the winning tile"; the doubling honours are those of
+    p.67, counted as the doublings they give (mandarins and the bonus doubles of p.62 are not
+    doubling honours), and a limit hand he waited for holds its doubling honours too."""
     if win.by != DISCARD or win.tile is None:
         return False
     danger = dangerous_exposure(winner, win.tile)
@@ -338,15 +340,39 @@ def discarder_is_liable(
     own_waits = waits(counts_of(discarder.concealed), held=discarder.counts())
     if not own_waits:
         return True
-    unlimited = {"limit": 10**9}
-    if RULESET.score(discarder, discarder_situation, None, unlimited).doubles >= 2:
+    if _set_honours(losing_reading(discarder), discarder_situation) >= 2:
         return False
     for tile in own_waits:
         completed = Hand((*discarder.concealed, tile), discarder.melds, discarder.flowers)
-        would = RULESET.score(completed, discarder_situation, Win(tile, DISCARD), unlimited)
-        if would.doubles > 2:
-            return False
+        would_win = Win(tile, DISCARD)
+        facts = Facts(completed, would_win)
+        for reading in winning_readings(
+            completed, would_win, RULESET.sets_needed, concealed=facts.concealed
+        ):
+            if _winning_honours(reading, facts, discarder_situation) > 2:
+                return False
     return True
+
+
+def _set_honours(reading: Reading, situation: Situation) -> int:
+    """Doublings from doubling honours 1-5 (p.67): own wind once (twice in his own wind
+    round), each set of dragons once."""
+    lines = Lines()
+    PungChowLimit.add_set_doubles(lines, reading, situation)
+    return lines.doubles
+
+
+def _winning_honours(reading: Reading, facts: Facts, situation: Situation) -> int:
+    """Doublings from every doubling honour of p.67 a winning reading holds (6-8 count for
+    the winning hand only)."""
+    doubles = _set_honours(reading, situation)
+    if reading.special is None and not any(s.kind == CHOW for s in reading.sets):
+        doubles += 1
+    if facts.one_suit:
+        doubles += 3
+    elif facts.one_suit_with_honours:
+        doubles += 1
+    return doubles
 
 
 def _is_of_danger(tile: int, danger: str, winner: Hand) -> bool:
