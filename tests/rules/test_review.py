@@ -7,8 +7,11 @@ from __future__ import annotations
 from bot.rules.hand import Situation
 from bot.rules.notation import parse_hand
 from bot.rules.rulesets.pung_chow_limit import discarder_is_liable
+from tests.rules.helpers import score
 
-# -- Pung Chow Part II, penalty 2 (p.67-68) ------------------------------------------------------
+S = "singapore"
+
+# -- Pung Chow Part II, penalty 2 (p.67-68) ----------
 
 ALL_DOTS = "23p 99p [222p] [555p] [777p]"  # nine dots exposed, an all-dot hand (p.68 Example 1)
 
@@ -38,3 +41,26 @@ def test_waiting_for_a_limit_hand_with_three_doubling_honours_p68() -> None:
     assert not _liable("[1111s] [2222s] [3333s] [4444s] 9s", seat=2)
     # A plain ready hand is penalised.
     assert _liable("123m 456m 789s 234s 8s", seat=2)
+
+
+# -- singapore maximum hands ----------
+
+
+def test_nine_gates_needs_the_drawn_tile_to_make_the_eyes() -> None:
+    # "Player holds a Pung of 1's, Pung of 9's, and 2-3-4-5-6-7-8 regardless of suit, then
+    # draws a tile making Eyes with one of the middle numbers."
+    held_all_nine = score(S, "1112345678999m win 5m from W", seat="S")
+    assert held_all_nine.limit_hand is not None
+    # Won on the 3: before it the hand lacked the 3, so it never held 1-1-1-2-...-8-9-9-9.
+    lacked_the_three = score(S, "11123455678999m win 3m from W", seat="S")
+    assert lacked_the_three.limit_hand is None
+    assert lacked_the_three.total < 2000
+
+
+def test_seven_eyes_of_honours_is_the_all_honours_maximum() -> None:
+    # "The following bonuses automatically give a player a maximum score ... All honor tiles".
+    result = score(S, "11223344556677z win 7z self-draw", seat="W")
+    assert result.limit_hand == "All honour tiles"
+    assert result.total == 2000
+    # Seven eyes that are not all honours stay at 100 ("7 Eyes ... total score for the hand=100").
+    assert score(S, "11m 33m 55p 77p 99s 22z 66z win 6z self-draw", seat="W").total == 100

@@ -148,7 +148,8 @@ class Singapore(RuleSet):
         if situation.seat_wind == 0 and situation.extras.get("renchon", 0) >= 9:
             return "ninth-renchon"
         if reading.special:
-            return None
+            # Seven eyes of honours is still "All honor tiles".
+            return "all-honours" if facts.all_honours else None
         pair = stats.pair
         if len(stats.dragon_pungs) == 3:
             return "three-dragons"
@@ -165,18 +166,22 @@ class Singapore(RuleSet):
             return "four-hidden-pungs"
         if stats.kongs == 4:
             return "four-kongs"
-        if not hand.melds and self._nine_gates(facts):
+        if not hand.melds and self._nine_gates(facts, win):
             return "nine-gates"
         return None
 
     @staticmethod
-    def _nine_gates(facts: Facts) -> bool:
-        if not facts.one_suit:
+    def _nine_gates(facts: Facts, win: Win) -> bool:
+        """ "holds a Pung of 1's, Pung of 9's, and 2-3-4-5-6-7-8 ... then draws a tile making
+        Eyes with one of the middle numbers": the winning tile is the extra middle number."""
+        if not facts.one_suit or win.tile is None:
             return False
         base = facts.suits.index(True) * 9
         counts = facts.counts[base : base + 9]
         extra = [c - need for c, need in zip(counts, (3, 1, 1, 1, 1, 1, 1, 1, 3), strict=True)]
-        return min(extra) >= 0 and sum(extra) == 1 and extra[0] == extra[8] == 0
+        if min(extra) < 0 or sum(extra) != 1 or extra[0] or extra[8]:
+            return False
+        return 0 <= win.tile - base < 9 and extra[win.tile - base] == 1
 
     # -- scoring -----------------------------------------------------------------------------
     def score_reading(
