@@ -1,16 +1,21 @@
 """Simulated players for end-to-end tests: they read only what their Discord client shows
-(their DMs, the channel, ephemeral replies) and press the buttons the bot posted."""
+(their DMs, the channel, their own ephemeral replies) and press the buttons the bot posted."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 MOVE = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?$")
+SEAT = re.compile(r"^mj:(\d+):seat:(back|hand)$")
+
+Button = tuple[str, str, int | None, int]  # custom_id, verb, tile, move
 
 
-def move_buttons(message: Any) -> list[tuple[str, str, int | None, int]]:
+def move_buttons(message: Any) -> list[Button]:
     """(custom_id, verb, tile, move) of every move control on a message."""
     out = []
     for cid in message.custom_ids():
@@ -20,14 +25,22 @@ def move_buttons(message: Any) -> list[tuple[str, str, int | None, int]]:
     return out
 
 
+def seat_button(message: Any, verb: str) -> str | None:
+    for cid in message.custom_ids():
+        match = SEAT.match(cid)
+        if match and match.group(2) == verb:
+            return cid
+    return None
+
+
 def _int(text: str | None) -> int | None:
     return None if text is None else int(text)
 
 
-def choose(buttons: list[tuple[str, str, int | None, int]]) -> str | None:
+def choose(buttons: list[Button]) -> str | None:
     """A simple sensible policy: always win, claim a pung or kong, pass on chows, and discard
     the tile that looks least useful (honours and terminals alone first)."""
-    by_verb: dict[str, list[tuple[str, str, int | None, int]]] = {}
+    by_verb: dict[str, list[Button]] = {}
     for item in buttons:
         by_verb.setdefault(item[1], []).append(item)
     for verb in ("mahjong", "kong", "pung", "wash"):
@@ -55,27 +68,110 @@ def choose(buttons: list[tuple[str, str, int | None, int]]) -> str | None:
     return best[0]
 
 
-async def play_turns(user: Any, *, until: Any, timeout: float = 120.0) -> int:
-    """Press buttons in the user's newest DM whenever it offers a move, until ``until()``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    pressed = 0
-    last: tuple[int, int] | None = None
-    while loop.time() < deadline:
-        if until():
-            return pressed
-        dms = [m for m in user.dm_messages() if not m.deleted]
-        if dms:
-            message = dms[-1]
-            buttons = move_buttons(message)
-            key = (message.id, buttons[0][3]) if buttons else None
-            if buttons and key != last:
-                choice = choose(buttons)
-                if choice is not None:
-                    last = key
-                    handle = await user.click(message, choice)
-                    await handle.ack()
-                    pressed += 1
-                    continue
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{user} did not see the game end in {timeout} s")
+@dataclass
+class Click:
+    custom_id: str
+    message_id: int
+    handle: Any
+    ack: int | None = None
+
+
+@dataclass
+class SimPlayer:
+    """One member at the table. In ``dm`` mode they play from the newest DM the bot sent; when
+    the bot says in the channel that their DMs are closed they switch to the channel's "Show
+    my hand" button and ``/mahjong hand`` (ephemeral answers), asking again whenever the table
+    image changes."""
+
+    user: Any
+    channel: Any
+    policy: Callable[[list[Button]], str | None] = choose
+    clicks: list[Click] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    asked: int = 0  # times they asked for their hand privately
+    _done: set[Any] = field(default_factory=set)
+    _seen_table: int = -1
+
+    @property
+    def accepted(self) -> list[Click]:
+        return [c for c in self.clicks if c.ack == 6]
+
+    def closed_dm_notice(self) -> Any | None:
+        """The channel message telling this user their DMs are closed (with the button)."""
+        for message in self.user.messages(self.channel):
+            if self.user.mention in message.content and seat_button(message, "hand"):
+                return message
+        return None
+
+    async def press(self, message: Any, custom_id: str) -> int:
+        handle = await self.user.click(message, custom_id)
+        click = Click(custom_id, message.id, handle)
+        self.clicks.append(click)
+        click.ack = await handle.ack()
+        if click.ack == 4:
+            reply = await handle.reply()
+            self.refusals.append(reply.content)
+        return click.ack
+
+    async def _act_on(self, message: Any) -> bool:
+        back = seat_button(message, "back")
+        if back is not None and (message.id, -1) not in self._done:
+            self._done.add((message.id, -1))
+            await self.press(message, back)
+            return True
+        buttons = move_buttons(message)
+        if not buttons:
+            return False
+        key = buttons[0][3]  # moves only go up: one press per move
+        if key in self._done:
+            return False
+        choice = self.policy(buttons)
+        if choice is None:
+            return False
+        self._done.add(key)
+        await self.press(message, choice)
+        return True
+
+    def hand_dms(self) -> list[Any]:
+        """The hand messages the bot sent by DM (not its answers to clicks there)."""
+        return [m for m in self.user.dm_messages() if not m.deleted and m.interaction_id is None]
+
+    def _table_signature(self) -> int:
+        return sum(1 + len(m.history) for m in self.user.messages(self.channel))
+
+    async def step(self) -> bool:
+        """Do one thing if the client shows something to do; False if there is nothing."""
+        notice = self.closed_dm_notice()
+        if notice is None:
+            dms = self.hand_dms()
+            return bool(dms) and await self._act_on(dms[-1])
+        signature = self._table_signature()
+        if signature == self._seen_table:
+            return False
+        self._seen_table = signature
+        self.asked += 1
+        if self.asked % 2:
+            handle = await self.user.click(notice, seat_button(notice, "hand"))
+        else:
+            handle = await self.user.slash(self.channel, "mahjong hand")
+        message = await handle.reply()
+        if not message.ephemeral or message.visible_to != self.user.id:
+            raise AssertionError(f"{self.user}'s hand was not private: {message.content!r}")
+        await self._act_on(message)
+        return True
+
+    async def play(self, until: Callable[[], bool], *, timeout: float = 120.0) -> int:
+        """Play until ``until()``; returns how many buttons were pressed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not until():
+            if loop.time() > deadline:
+                raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
+            if not await self.step():
+                await asyncio.sleep(0.02)
+        return len(self.clicks)
+
+
+async def play_all(players: list[SimPlayer], until: Callable[[], bool], timeout: float) -> None:
+    """Every player plays at once until ``until()``; the first failure is raised."""
+    await asyncio.gather(*(p.play(until, timeout=timeout) for p in players))

@@ -1,0 +1,59 @@
+"""Whole games of every rule set: four members, from ``/mahjong new`` to the final standings,
+played only through what their Discord clients show. Every hand settles in the ledger, the
+ledger balances, ``/chips`` and ``/leaderboard`` agree with it, and no member ever saw another
+member's concealed tiles before the reveal."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.checks import (
+    check_chips_commands,
+    check_ledger,
+    check_privacy,
+    recording_images,
+    replay,
+    standings_of,
+)
+from tests.e2e.harness import STANDINGS, open_table, recording_states, standings_posted, start_bot
+from tests.e2e.players import SimPlayer, play_all
+
+RULESETS = ["pung-chow", "pung-chow-limit", "filipino-16", "singapore"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", RULESETS)
+async def test_four_members_play_a_whole_game(
+    fake_discord, discord_world, run_bot, tmp_path, rules
+) -> None:
+    w = discord_world
+    with recording_states() as states, recording_images() as images:
+        bot = await start_bot(run_bot, tmp_path)
+        opened = await open_table(w, w.alice, [w.bob, w.carol, w.dave], rules=rules, hands=2)
+        players = [SimPlayer(u, w.channel) for u in w.players]
+        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=90)
+        await bot.services.tables.notifier.drain()
+
+    db = tmp_path / "db.sqlite3"
+    table = replay(db, opened.table_id)
+    assert table.status == "finished"
+    assert len(table.state.results) == 2, "two hands were asked for"
+    facts = check_ledger(db, w.guild.id, opened.table_id)
+    assert facts.hands == 2
+
+    # The standings say what the ledger moved at this table.
+    (final,) = [
+        m for m in w.alice.messages(w.channel) if any(e.get("title") == STANDINGS for e in m.embeds)
+    ]
+    shown = standings_of(final)
+    assert shown == {u.name: facts.table_net.get(u.id, 0) for u in w.players}
+    await check_chips_commands(w, facts, w.players)
+
+    (snapshots,) = states.games.values()
+    seats = {u.id: table.seat_of(u.id) for u in w.players}
+    checked = check_privacy(
+        fake_discord, w.players, [w.channel], opened.table_id, snapshots, seats, images
+    )
+    assert checked["images"] > 20 and checked["controls"] > 20, checked
+    for p in players:
+        assert p.accepted, f"{p.user} never played"
