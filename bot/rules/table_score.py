@@ -14,6 +14,7 @@ from bot.rules.hand import DISCARD, WIN_FLAGS, WIN_METHODS, Hand, Situation, Win
 from bot.rules.melds import KIND_BY_NAME, meld_from_tiles
 from bot.rules.rulesets import HandError, Outcome, get_ruleset
 from bot.rules.rulesets.pung_chow_limit import PungChowLimit, discarder_is_liable
+from bot.rules.rulesets.singapore import Singapore, renchon_bonus_ok
 from bot.rules.score import Payment, Score, net_of
 from bot.rules.tiles import NotationError, is_bonus, parse_tiles, tile_from_compact
 
@@ -105,7 +106,10 @@ def score_table(request: TableRequest) -> TableResult:
         by_seat = {p.seat: p for p in request.players}
         _check_tiles_across_table(request.players)
         for player in request.players:
-            situation = Situation(player.seat, request.round_wind)
+            # singapore Renchon: East's count of consecutive wins (the ninth is a maximum hand).
+            renchon = isinstance(ruleset, Singapore) and player.seat == 0 and request.renchon
+            extras = {"renchon": request.renchon} if renchon else {}
+            situation = Situation(player.seat, request.round_wind, extras)
             if player.dead:
                 scores[player.seat] = Score((), 0, dead=True)
                 continue
@@ -115,6 +119,11 @@ def score_table(request: TableRequest) -> TableResult:
                 continue
             scores[player.seat] = ruleset.score(player.hand, situation, win, options)
             values[player.seat] = scores[player.seat].total
+            if win is not None and extras and not renchon_bonus_ok(scores[player.seat]):
+                raise HandError(
+                    "in a Renchon game East must have at least one bonus to win "
+                    '(singapore: "after the first game, East must have at least one bonus")'
+                )
         win = request.win
         if (
             winner is not None

@@ -4,10 +4,14 @@ filipino-16-tile.txt and singapore-simplified.txt by their headings)."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.rules.hand import Situation
 from bot.rules.notation import parse_hand
+from bot.rules.rulesets import HandError
 from bot.rules.rulesets.pung_chow_limit import discarder_is_liable
-from tests.rules.helpers import score
+from bot.rules.table_score import request_from_json, score_table
+from tests.rules.helpers import as_table, score
 
 S = "singapore"
 
@@ -64,3 +68,33 @@ def test_seven_eyes_of_honours_is_the_all_honours_maximum() -> None:
     assert result.total == 2000
     # Seven eyes that are not all honours stay at 100 ("7 Eyes ... total score for the hand=100").
     assert score(S, "11m 33m 55p 77p 99s 22z 66z win 6z self-draw", seat="W").total == 100
+
+
+# -- singapore Renchon through /score and mahjong-score (table_score) ----------
+
+
+def _renchon_doc(concealed: str, melds: list, tile: str, renchon: int) -> dict:
+    return {
+        "ruleset": "singapore",
+        "players": [{"seat": "E", "concealed": concealed, "melds": melds}],
+        "win": {"seat": "E", "tile": tile, "by": "discard", "from": "S"},
+        "renchon": renchon,
+    }
+
+
+def test_ninth_renchon_game_is_a_maximum_hand_when_scored_from_tiles() -> None:
+    # "If East wins the ninth Renchon game, he receives the Maximum Points."
+    doc = _renchon_doc("123m456p789s234m55p", [], "5p", 9)
+    result = score_table(request_from_json(doc))
+    assert result.scores[0].limit_hand == "East wins the ninth Renchon game"
+    payments = as_table(result.payments)
+    assert payments[("N", "E")] == 3000 + 900
+
+
+def test_renchon_game_needs_a_bonus_when_scored_from_tiles() -> None:
+    # "However, after the first game, East must have at least one bonus to win."
+    no_bonus = _renchon_doc("123m456p789s11p", [{"tiles": "555s"}], "1p", 2)
+    with pytest.raises(HandError, match="bonus"):
+        score_table(request_from_json(no_bonus))
+    no_bonus["renchon"] = 0
+    assert score_table(request_from_json(no_bonus)).scores[0].total > 0
