@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.rules.game import (
+    CLAIM,
     GAME_OVER,
     HAND_OVER,
     Action,
@@ -87,6 +88,7 @@ class LiveTable:
     message_id: int | None = None
     seq: int = 0
     settled: int = 0  # hand results already posted to the ledger
+    window_move: int | None = None  # the move at which the open claim window opened
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timers: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
     runner: asyncio.Task[Any] | None = None
@@ -118,6 +120,33 @@ class LiveTable:
     @property
     def move(self) -> int:
         return self.state.move if self.state is not None else 0
+
+    @property
+    def controls_move(self) -> int:
+        """The move a seat's controls are drawn for. In a claim window that is the move the
+        window opened at, for as long as it stays open: another seat's answer (a pass, a
+        computer player's choice) must neither make someone's claim buttons stale nor change
+        them, which would tell that someone else was asked about the discard."""
+        if self.state is not None and self.state.phase == CLAIM and self.window_move is not None:
+            return self.window_move
+        return self.move
+
+    def track_window(self, before: GameState | None, after: GameState) -> None:
+        """Follow the claim window across a move (see ``controls_move``)."""
+        if after.phase != CLAIM or after.claim is None:
+            self.window_move = None
+            return
+        same = (
+            before is not None
+            and before.phase == CLAIM
+            and before.claim is not None
+            and before.deal == after.deal
+            and before.claim.number == after.claim.number
+            and before.claim.discarder == after.claim.discarder
+            and self.window_move is not None
+        )
+        if not same:
+            self.window_move = after.move
 
 
 class TableStore(Protocol):
@@ -287,7 +316,9 @@ class TableService:
             table.state = self._new_state(table)
         elif kind == "action":
             assert table.state is not None
-            table.state = apply(table.state, action_from_payload(payload))
+            before = table.state
+            table.state = apply(before, action_from_payload(payload))
+            table.track_window(before, table.state)
         elif kind == "away":
             table.players[payload["player"]].away = payload["away"]
         elif kind == "leave":
@@ -481,7 +512,7 @@ class TableService:
             seat = table.seat_of_user(user_id)
             if seat is None:
                 raise TableError("You are not seated at this table.")
-            if move != table.state.move:
+            if move not in (table.state.move, table.controls_move):
                 raise TableError("Those controls are from an earlier move; use the newest ones.")
             player = table.player_at(seat)
             if player is not None and player.away:
@@ -505,6 +536,7 @@ class TableService:
             raise TableError(exc.reason) from None
         await self._record(table, "action", action_payload(action))
         table.state = after
+        table.track_window(before, after)
         line = _describe(table, action, after)
         await self._settle_new_results(table)
         await self._after_change(table, before, line)
@@ -741,6 +773,10 @@ def _ledger_id(player: Player | None, seat: int) -> int:
 
 
 def _describe(table: LiveTable, action: Action, state: GameState) -> str:
+    """The channel's line for a move. A pass has none: only seats that could claim the
+    discard are asked, so saying who passed would tell what their hands hold."""
+    if isinstance(action, Pass):
+        return ""
     seat = getattr(action, "seat", None)
     who = "The table"
     if seat is not None:
