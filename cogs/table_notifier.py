@@ -49,6 +49,10 @@ class DiscordTableNotifier:
         self._last_edit: dict[Any, float] = {}
         self._dm_messages: dict[tuple[int, int], tuple[int, discord.Message]] = {}
         self._closed_dms: set[tuple[int, int]] = set()
+        # What each table message and DM shows now, to skip edits that would change nothing
+        # (an edit tells its reader that something happened: a seat answering a claim must
+        # not show on the table or in other players' DMs).
+        self._shown: dict[Any, Any] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._post_order: dict[int, asyncio.Lock] = {}
 
@@ -205,16 +209,22 @@ class DiscordTableNotifier:
         file = await self.render_table_file(table)
         embed = self.table_embed(table)
         channel = self._channel(table)
+        key = ("table", table.id)
+        shown = (table.message_id, embed.to_dict(), _file_bytes(file), file.description)
         if table.message_id is not None:
+            if self._shown.get(key) == shown:
+                return
             try:
                 await channel.get_partial_message(table.message_id).edit(
                     embed=embed, attachments=[file], view=None
                 )
+                self._shown[key] = shown
                 return
             except discord.NotFound:
                 pass
         message = await channel.send(embed=embed, file=file)
         table.message_id = message.id
+        self._shown[key] = (message.id, *shown[1:])
         await self.service.store.set_message(table.id, message.id)
 
     async def repost_table(self, table: LiveTable) -> None:
@@ -307,7 +317,7 @@ class DiscordTableNotifier:
             text = header + "Waiting for the other players."
         controls = move_controls(
             table.id,
-            seen.move,
+            table.controls_move,
             legal,
             self.emojis,
             away=bool(player and player.away),
@@ -336,13 +346,18 @@ class DiscordTableNotifier:
         text, controls = self.hand_content(table, seat)
         file = await self.render_hand_file(table, seat)
         existing = self._dm_messages.get(key)
+        shown = (text, _controls_shown(controls), _file_bytes(file), file.description)
         try:
             if existing is not None and existing[0] == state.deal:
+                if self._shown.get(("hand", key)) == (existing[1].id, shown):
+                    return
                 await existing[1].edit(content=text, attachments=[file], view=controls)
+                self._shown[("hand", key)] = (existing[1].id, shown)
                 return
             user = self.bot.get_user(player.user_id) or await self.bot.fetch_user(player.user_id)
             message = await user.send(content=text, file=file, view=controls)
             self._dm_messages[key] = (state.deal, message)
+            self._shown[("hand", key)] = (message.id, shown)
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED:
                 raise
@@ -361,6 +376,20 @@ class DiscordTableNotifier:
 
     def dms_open_again(self, table_id: int, user_id: int) -> None:
         self._closed_dms.discard((table_id, user_id))
+
+
+def _file_bytes(file: discord.File) -> bytes:
+    fp = file.fp
+    return fp.getvalue() if isinstance(fp, io.BytesIO) else b""
+
+
+def _controls_shown(view: discord.ui.View | None) -> list[tuple[Any, ...]]:
+    if view is None:
+        return []
+    return [
+        (getattr(item, "custom_id", None), getattr(item, "label", None), str(item.emoji or ""))
+        for item in (getattr(child, "item", child) for child in view.children)
+    ]
 
 
 def ready_discards(view: Any) -> frozenset[int]:
