@@ -368,6 +368,18 @@ class Version:
         return [t for t in out if t]
 
 
+def _without_urls(embeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Embeds without their media URLs (a re-uploaded identical image gets a new URL)."""
+    out = []
+    for e in embeds:
+        e = dict(e)
+        for key in ("image", "thumbnail"):
+            if key in e:
+                e[key] = {k: v for k, v in e[key].items() if k not in ("url", "proxy_url")}
+        out.append(e)
+    return out
+
+
 def _walk(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out, stack = [], list(components)
     while stack:
@@ -495,10 +507,35 @@ class Privacy:
 
     def check_user(self, user: Any, versions_seen: list[Version], snapshots: list[Any]) -> None:
         seat = self.seats[user.id]
+        previous: dict[int, Version] = {}
         for version in versions_seen:
+            self._check_edit(user, previous.get(version.message.id), version)
+            previous[version.message.id] = version
             self._check_images(user, seat, version)
             self._check_controls(user, seat, version)
             self._check_words(user, seat, version, snapshots)
+
+    def _check_edit(self, user: Any, before: Version | None, version: Version) -> None:
+        """An edit that changes nothing still tells its reader that something happened (for
+        a seat answering a claim: that it was asked, so what it holds); and the table never
+        says who passed."""
+        if version.message.guild_id is not None and version.message.visible_to is None:
+            for text in version.texts():
+                for line in text.splitlines():
+                    assert not line.rstrip().endswith(": pass"), (
+                        f"the channel tells who passed on a discard: {line!r}"
+                    )
+        if before is None:
+            return
+        same = (
+            before.content == version.content
+            and _without_urls(before.embeds) == _without_urls(version.embeds)
+            and before.components == version.components
+            and [(a.data, a.description) for a in before.attachments]
+            == [(a.data, a.description) for a in version.attachments]
+        )
+        assert not same, f"{user} saw message {version.message.id} edited to the same thing"
+        self.checked["edits"] += 1
 
     def _check_images(self, user: Any, seat: int, version: Version) -> None:
         for att in version.attachments:

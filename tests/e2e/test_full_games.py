@@ -57,3 +57,4 @@ async def test_four_members_play_a_whole_game(
     assert checked["images"] > 20 and checked["controls"] > 20, checked
     for p in players:
         assert p.accepted, f"{p.user} never played"
+        assert not p.refusals, f"{p.user} pressed the newest buttons and was refused: {p.refusals}"
