@@ -98,3 +98,23 @@ def test_renchon_game_needs_a_bonus_when_scored_from_tiles() -> None:
         score_table(request_from_json(no_bonus))
     no_bonus["renchon"] = 0
     assert score_table(request_from_json(no_bonus)).scores[0].total > 0
+
+
+# -- filipino-16 special bonus scores ----------
+
+F = "filipino-16"
+
+
+def test_loose_tile_bonus_is_for_the_loose_tile_after_a_kong() -> None:
+    # Score sheet: "Winning piece on special draw of a 'loose tile' after 4 of a kind....10
+    # points"; a season also brings a loose tile ("draws a loose tile for each Season"), but
+    # that draw is not the one the bonus names. The winning piece is still drawn (2 points).
+    after_season = score(F, "123m 456m 789m 234p 567p 5s win 5s loose-tile 2f", flowers=True)
+    names = [line.name for line in after_season.lines]
+    assert "Winning on a draw from the loose tiles" not in names
+    assert "Drawing the winning piece" in names
+    after_kong = score(F, "123m 456m 789m 234p [7777p] 5s win 5s loose-tile")
+    assert "Winning on a draw from the loose tiles" in [line.name for line in after_kong.lines]
+    # Pung Chow p.31 gives it for "any of his loose tile draws", a mandarin's too.
+    mandarin = score("pung-chow", "123m 456m 789m 234p 5s win 5s loose-tile 2f", flowers=True)
+    assert "Winning on a draw from the loose tiles" in [line.name for line in mandarin.lines]

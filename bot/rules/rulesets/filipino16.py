@@ -40,6 +40,8 @@ class Filipino16(PungChow):
     )
     source_bonus: ClassVar[str] = SHEET
     source_combination: ClassVar[str] = SHEET
+    # "Winning piece on special draw of a loose tile after 4 of a kind": not after a season.
+    loose_tile_after_kong_only: ClassVar[bool] = True
 
     def bonus_points(self, tile: int) -> int:
         """Each season scores 4 points, in every hand."""

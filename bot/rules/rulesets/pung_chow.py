@@ -105,6 +105,9 @@ class PungChow(RuleSet):
     # wind"; the book has no round wind in Part I.
     source_bonus: ClassVar[str] = CARD
     source_combination: ClassVar[str] = CARD
+    # p.31: "if any of his loose tile draws have been fortunate enough to complete his hand",
+    # after a kong or a mandarin alike.
+    loose_tile_after_kong_only: ClassVar[bool] = False
 
     def pair_points(self, tile: int, situation: Situation) -> int:
         """Pair of any dragon or the player's own wind: 2 (score card p.3; Example 12 note:
@@ -136,7 +139,8 @@ class PungChow(RuleSet):
             if not any(s.kind == CHOW for s in sets):
                 items.append(fixed["no-sequences"])
             if win.by == LOOSE_TILE:
-                items.append(fixed["loose-tile"])
+                if not self.loose_tile_after_kong_only or hand.kong_count:
+                    items.append(fixed["loose-tile"])
                 items.append(fixed["drawn"])
             elif win.by == SELF_DRAW:
                 items.append(fixed["drawn"])
