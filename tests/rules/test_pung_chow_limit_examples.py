@@ -256,6 +256,8 @@ def test_washing_the_tiles_p61() -> None:
 def test_limit_follows_the_mahjong_bonus_p60() -> None:
     rules = get_ruleset(R)
     assert rules.limit_of(rules.options()) == 300
+    with pytest.raises(ValueError, match="needs a value"):
+        rules.options({"limit": "none"})
     assert rules.limit_of(rules.options({"mahjong_bonus": 20})) == 400
     assert rules.limit_of(rules.options({"limit": 600})) == 600
 

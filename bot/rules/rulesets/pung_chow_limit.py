@@ -111,9 +111,9 @@ class PungChowLimit(PungChow):
     option_specs: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec(
             "limit",
-            None,
-            "the limit (p.60): by default 300 with a Mah-Jongg bonus of 10, 400 with 20",
-            allow_none=True,
+            None,  # none given: 300 or 400 by the Mah-Jongg bonus (limit_of)
+            "the limit (p.60): by default 300 with a Mah-Jongg bonus of 10, 400 with 20; "
+            "the limit game always has one",
             minimum=10,
         ),
         OptionSpec(
