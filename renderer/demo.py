@@ -50,19 +50,12 @@ def _play(ruleset: str, seed: int, *, players: int = 4, moves: int | None = None
 
 
 def _ready_marks(table_view: Any) -> frozenset[int]:
-    from bot.rules.analysis import ready_waits
-    from bot.rules.tiles import counts_of
+    from bot.rules.analysis import discards_keeping_ready
 
     own = table_view.seats[table_view.viewer]
-    tiles = [*(own.concealed or ()), *([own.drawn] if own.drawn is not None else [])]
-    counts = counts_of(tiles)
-    marks = set()
-    for tile in set(tiles):
-        counts[tile] -= 1
-        if ready_waits(counts):
-            marks.add(tile)
-        counts[tile] += 1
-    return frozenset(marks)
+    return discards_keeping_ready(
+        [*(own.concealed or ()), *([own.drawn] if own.drawn is not None else [])]
+    )
 
 
 def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:

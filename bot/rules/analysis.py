@@ -290,6 +290,26 @@ def ready_waits(counts: Sequence[int]) -> list[int]:
     return out
 
 
+def discards_keeping_ready(tiles: Sequence[int]) -> frozenset[int]:
+    """The kinds whose discard from a hand of 3k+2 tiles leaves it ready (waiting to win):
+    marked on a player's hand image."""
+    if len(tiles) % 3 != 2:
+        return frozenset()
+    counts = [0] * N_KINDS
+    for tile in tiles:
+        if tile < N_KINDS:
+            counts[tile] += 1
+    marks = set()
+    for tile in set(tiles):
+        if tile >= N_KINDS:
+            continue
+        counts[tile] -= 1
+        if ready_waits(counts):
+            marks.add(tile)
+        counts[tile] += 1
+    return frozenset(marks)
+
+
 def candidate_waits(counts: Sequence[int]) -> list[int]:
     """Kinds worth trying as the winning tile: neighbours of held suit tiles, held honours."""
     seen = bytearray(N_KINDS)
