@@ -11,11 +11,11 @@ winning tile could have completed) for each rule set on 14- and 17-tile hands.
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import statistics
-import time
 from collections.abc import Callable, Sequence
+
+from timing import run_times
 
 from bot.rules.analysis import arrangements, is_complete, is_winning_shape
 from bot.rules.hand import Situation
@@ -27,17 +27,7 @@ from bot.rules.tiles import counts_of
 def rate(fn: Callable[[], object], count: int, repeats: int = 7) -> float:
     """Items per second: the best of ``repeats`` runs, with the garbage collector paused while
     timing (as ``timeit`` does), since the machine is shared and noisy."""
-    times = []
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return count / min(times)
+    return count / min(run_times(fn, repeats))
 
 
 def side_by_side(

@@ -11,13 +11,13 @@ cold start: the first table with an empty tile cache.
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import statistics
 import time
 from collections.abc import Callable
 
 from PIL import Image
+from timing import run_times
 
 from renderer import render_hand, render_score_card, render_table
 from renderer.encode import png_bytes
@@ -31,17 +31,7 @@ from renderer.tile_cache import tile_sprite
 def median_ms(fn: Callable[[], object], repeats: int) -> float:
     """Median wall time in ms, with the garbage collector paused while timing (the machine
     is shared and noisy; the median shrugs off a few slow runs)."""
-    times = []
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return statistics.median(times) * 1000
+    return statistics.median(run_times(fn, repeats)) * 1000
 
 
 def plain_png(image: Image.Image, level: int, mode: str = "RGB") -> bytes:
