@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,6 +29,8 @@ from bot.rules.game import (
 )
 from bot.rules.tiles import short_name, tile_name
 
+log = logging.getLogger(__name__)
+
 # The cog installs the handlers (so this module needs no service at import time).
 Handler = Callable[[discord.Interaction, dict[str, str]], Awaitable[None]]
 HANDLERS: dict[str, Handler] = {}
@@ -40,7 +43,17 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
             "The table is starting up; try again in a moment.", ephemeral=True
         )
         return
-    await handler(interaction, match.groupdict())
+    try:
+        await handler(interaction, match.groupdict())
+    except Exception:
+        # A click must always be answered: the traceback goes to the log, a short word to
+        # the player (handlers answer the refusals they expect themselves).
+        log.exception("button %s failed", match.group(0))
+        text = "Something went wrong with that button; try again, or use /mahjong hand."
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
 
 
 class LobbyButton(

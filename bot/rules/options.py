@@ -25,6 +25,8 @@ class OptionSpec:
     allow_none: bool = False
 
     def coerce(self, value: Any) -> Any:
+        if value is None and self.default is None:
+            return None  # the default itself: resolving resolved options changes nothing
         if value is None or (isinstance(value, str) and value.lower() in ("none", "off", "")):
             if self.allow_none:
                 return None

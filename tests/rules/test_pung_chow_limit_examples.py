@@ -258,6 +258,8 @@ def test_limit_follows_the_mahjong_bonus_p60() -> None:
     assert rules.limit_of(rules.options()) == 300
     with pytest.raises(ValueError, match="needs a value"):
         rules.options({"limit": "none"})
+    resolved = rules.options()
+    assert rules.options(dict(resolved)) == resolved  # resolving again changes nothing
     assert rules.limit_of(rules.options({"mahjong_bonus": 20})) == 400
     assert rules.limit_of(rules.options({"limit": 600})) == 600
 
