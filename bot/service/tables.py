@@ -270,10 +270,33 @@ class TableService:
         for table in list(self.tables.values()):
             if table.status == "playing":
                 await self._settle_new_results(table)
-                await self._notify_all(table, "The bot restarted; the table resumes.")
-                self._kick(table)
-            elif self.notifier is not None:
-                await self.notifier.lobby_changed(table)
+                if table.status == "playing":
+                    await self._notify_all(table, "The bot restarted; the table resumes.")
+                    self._kick(table)
+                elif self.notifier is not None:
+                    # The last move was committed, the rest of the game's end was not.
+                    await self.notifier.game_finished(table)
+            elif table.status == "lobby":
+                if self.notifier is not None:
+                    await self.notifier.lobby_changed(table)
+            else:
+                await self._finish_closing(table)
+
+    async def _finish_closing(self, table: LiveTable) -> None:
+        """A table whose events say it closed, stopped before the store said so too: close
+        it in the store, free its channel, settle what is left and tell the channel."""
+        if table.state is not None:
+            await self._settle_new_results(table)
+        await self.store.set_status(table.id, table.status)
+        self.tables.pop(table.id, None)
+        if self.by_channel.get(table.channel_id) == table.id:
+            del self.by_channel[table.channel_id]
+        if self.notifier is None:
+            return
+        if table.state is not None:
+            await self.notifier.game_finished(table)
+        else:
+            await self.notifier.lobby_changed(table)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -571,7 +594,9 @@ class TableService:
             await self._close(table, "finished")
 
     async def _post_result(self, table: LiveTable, result: HandResult) -> None:
-        await self.store.record_hand(table, result)
+        """Post a finished hand to the ledger, then record it. In that order: on start-up
+        the hands recorded count as settled, so a hand recorded but not yet posted when the
+        bot stopped would never be posted; posting again is harmless (once per source key)."""
         payments = []
         for p in result.payments:
             payer, payee = table.player_at(p.payer), table.player_at(p.payee)
@@ -603,6 +628,7 @@ class TableService:
             description=f"{table.ruleset} hand {result.number}",
             results=results,
         )
+        await self.store.record_hand(table, result)
 
     # -- the engine moving on: computer players, timers, next hand ---------------------------
     def _kick(self, table: LiveTable) -> None:
