@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.rules.game import (
+    CLAIM,
     GAME_OVER,
     HAND_OVER,
     Chow,
@@ -76,6 +77,15 @@ class Replayed:
     status: str
     moves: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (move before, action)
     seat_ids_by_hand: dict[int, list[int | None]] = field(default_factory=dict)
+    window_opened: int | None = None  # the move the open claim window opened at
+
+    @property
+    def controls_move(self) -> int:
+        """The move a seat's controls should carry now: the claim window's first move while
+        a discard waits for claims, else the current move."""
+        if self.state.phase == CLAIM and self.window_opened is not None:
+            return self.window_opened
+        return self.state.move
 
     def ledger_id(self, seat: int, hand: int | None = None) -> int | None:
         ids = self.seat_ids_by_hand.get(hand) if hand is not None else None
@@ -141,6 +151,13 @@ def replay(path: Path, table_id: int) -> Replayed:
             state = apply(state, cls(**fields))
             out.state = state
             out.moves.append((before.move, payload))
+            if state.phase != CLAIM:
+                out.window_opened = None
+            elif before.phase != CLAIM or (before.deal, before.claim.number) != (
+                state.deal,
+                state.claim.number,
+            ):
+                out.window_opened = state.move
             if len(state.results) > len(before.results):
                 out.seat_ids_by_hand[state.results[-1].number] = out.seat_ids()
         elif kind == "leave":

@@ -161,3 +161,81 @@ async def wait_until(predicate: Any, timeout: float, what: str, step: float = 0.
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         await asyncio.sleep(step)
+
+
+# -- the bot in a process of its own (for the tests that kill it) --------------------------------
+
+
+class BotProcess:
+    """``python -m tests.e2e.launcher`` against the fake: started, killed with SIGKILL, and
+    started again on the same database. Each run's stderr goes to ``bot-<n>.log``."""
+
+    def __init__(self, server: Any, database: Path, logs: Path) -> None:
+        self.server = server
+        self.database = database
+        self.logs = logs
+        self.runs = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self.startup: list[float] = []
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None
+
+    async def start(self, kill_at: str = "", timeout: float = 30.0) -> None:
+        """Start the bot; return once it has a fresh gateway session (a new IDENTIFY)."""
+        import os
+        import sys
+
+        root = Path(__file__).resolve().parents[2]
+        identified = self.server.gateway.count("identify")
+        self.runs += 1
+        log = open(self.logs / f"bot-{self.runs}.log", "wb")  # noqa: SIM115
+        began = time.monotonic()
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.e2e.launcher",
+                str(self.server.port),
+                str(self.database),
+                self.server.token,
+                cwd=root,
+                env={**os.environ, "MJ_KILL_AT": kill_at},
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        finally:
+            log.close()
+
+        def connected() -> bool:
+            if self.proc is not None and self.proc.returncode is not None:
+                return True  # died on its way up (a kill point in the start-up)
+            return self.server.gateway.count("identify") > identified and (
+                self.server.gateway.connected
+            )
+
+        await self.server.wait_for(connected, timeout=timeout, what="the bot process to connect")
+        self.startup.append(time.monotonic() - began)
+
+    async def kill(self) -> None:
+        if self.alive:
+            assert self.proc is not None
+            self.proc.kill()
+        await self.wait()
+
+    async def wait(self, timeout: float | None = None) -> int | None:
+        """Wait for the process to end (for a kill point); None if it is still running."""
+        if self.proc is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            return None
+
+    def log_text(self) -> str:
+        return "\n".join(
+            (self.logs / f"bot-{n}.log").read_text(errors="replace")
+            for n in range(1, self.runs + 1)
+        )

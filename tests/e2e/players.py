@@ -25,6 +25,15 @@ def move_buttons(message: Any) -> list[Button]:
     return out
 
 
+def _move_key(button: Button) -> tuple[str, int]:
+    return button[0].split(":")[1], button[3]
+
+
+def same_move(a: Button, b: Button) -> bool:
+    """Two controls of the same table drawn for the same move."""
+    return a[3] == b[3] and a[0].split(":")[1] == b[0].split(":")[1]
+
+
 def seat_button(message: Any, verb: str) -> str | None:
     for cid in message.custom_ids():
         match = SEAT.match(cid)
@@ -78,14 +87,22 @@ class Click:
 
 @dataclass
 class SimPlayer:
-    """One member at the table. In ``dm`` mode they play from the newest DM the bot sent; when
-    the bot says in the channel that their DMs are closed they switch to the channel's "Show
-    my hand" button and ``/mahjong hand`` (ephemeral answers), asking again whenever the table
-    image changes."""
+    """One member at the table. They play from their DMs, pressing a button for the newest
+    move offered there (on the first message that offers it, so a DM sent before a restart is
+    used if it is still current); when the bot says in the channel that their DMs are closed
+    they use the channel's "Show my hand" button and ``/mahjong hand`` (ephemeral answers)
+    instead, asking again whenever the table changes.
+
+    ``patient``: a click the bot never answers (it was down) is not a failure; the player
+    tries again when the bot shows the move anew.
+    """
 
     user: Any
     channel: Any
     policy: Callable[[list[Button]], str | None] = choose
+    patient: bool = False
+    ack_timeout: float = 5.0
+    paused: bool = False  # looking away from the screen
     clicks: list[Click] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     asked: int = 0  # times they asked for their hand privately
@@ -103,34 +120,67 @@ class SimPlayer:
                 return message
         return None
 
-    async def press(self, message: Any, custom_id: str) -> int:
+    async def press(self, message: Any, custom_id: str) -> int | None:
+        from fakediscord import FakeDiscordTimeout
+
         handle = await self.user.click(message, custom_id)
         click = Click(custom_id, message.id, handle)
         self.clicks.append(click)
-        click.ack = await handle.ack()
+        try:
+            click.ack = await handle.ack(timeout=self.ack_timeout)
+        except FakeDiscordTimeout:
+            if not self.patient:
+                raise
+            return None
         if click.ack == 4:
             reply = await handle.reply()
             self.refusals.append(reply.content)
         return click.ack
 
     async def _act_on(self, message: Any) -> bool:
+        version = ("tried", message.id, len(message.history))
+        if version in self._done:
+            return False
         back = seat_button(message, "back")
-        if back is not None and (message.id, -1) not in self._done:
-            self._done.add((message.id, -1))
-            await self.press(message, back)
+        if back is not None:
+            if ("back", message.id) in self._done:
+                return False
+            ack = await self.press(message, back)
+            self._done.add(("back", message.id) if ack else version)
             return True
         buttons = move_buttons(message)
         if not buttons:
             return False
-        key = buttons[0][3]  # moves only go up: one press per move
+        key = _move_key(buttons[0])
         if key in self._done:
             return False
         choice = self.policy(buttons)
         if choice is None:
             return False
-        self._done.add(key)
-        await self.press(message, choice)
+        ack = await self.press(message, choice)
+        self._done.add(key if ack else version)
         return True
+
+    def done(self, button: Button) -> None:
+        """Remember that the move of ``button`` was answered (one press per move)."""
+        self._done.add(_move_key(button))
+
+    def _dm_to_use(self) -> Any | None:
+        dms = self.hand_dms()
+        if not dms:
+            return None
+        newest = dms[-1]
+        if seat_button(newest, "back"):
+            return newest
+        buttons = move_buttons(newest)
+        if not buttons:
+            return newest
+        for message in dms:
+            offered = move_buttons(message)
+            tried = ("tried", message.id, len(message.history)) in self._done
+            if offered and same_move(offered[0], buttons[0]) and not tried:
+                return message
+        return newest
 
     def hand_dms(self) -> list[Any]:
         """The hand messages the bot sent by DM (not its answers to clicks there)."""
@@ -143,8 +193,8 @@ class SimPlayer:
         """Do one thing if the client shows something to do; False if there is nothing."""
         notice = self.closed_dm_notice()
         if notice is None:
-            dms = self.hand_dms()
-            return bool(dms) and await self._act_on(dms[-1])
+            message = self._dm_to_use()
+            return message is not None and await self._act_on(message)
         signature = self._table_signature()
         if signature == self._seen_table:
             return False
@@ -167,7 +217,7 @@ class SimPlayer:
         while not until():
             if loop.time() > deadline:
                 raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
-            if not await self.step():
+            if self.paused or not await self.step():
                 await asyncio.sleep(0.02)
         return len(self.clicks)
 

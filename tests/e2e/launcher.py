@@ -1,0 +1,135 @@
+"""Run the real bot in a process of its own against a fake Discord on 127.0.0.1, for the tests
+that kill it (SIGKILL) and start it again on the same database.
+
+    python -m tests.e2e.launcher PORT DATABASE TOKEN
+
+It points discord.py at the fake (``Route.BASE``, ``DiscordWebSocket.DEFAULT_GATEWAY``,
+``Asset.BASE``), refuses any connection that is not to loopback, turns the speed knobs the
+in-process tests turn, and calls ``bot.app.run(settings)`` as ``mahjong-bot`` does. Nothing in
+the bot knows it is being tested.
+
+``MJ_KILL_AT=name:n[,name:n...]`` makes the process SIGKILL itself on the n-th call of one of
+the store or ledger steps below (``name`` before the call, ``name+`` right after it), to hit
+the narrow moments between two writes that random kills rarely reach.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+KILL_POINTS = {
+    "append_event": ("bot.store.tables_repo", "TablesRepository", "append_event"),
+    "set_status": ("bot.store.tables_repo", "TablesRepository", "set_status"),
+    "record_hand": ("bot.store.tables_repo", "TablesRepository", "record_hand"),
+    "post_settlement": ("bot.service.ledger", "LedgerService", "post_settlement"),
+}
+
+
+def point_at_fake(port: int) -> None:
+    import discord.asset
+    import discord.gateway
+    import discord.http
+    import yarl
+
+    base = f"http://127.0.0.1:{port}"
+    discord.http.Route.BASE = f"{base}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway")
+    discord.asset.Asset.BASE = f"{base}/cdn"
+
+
+def guard_network() -> None:
+    """Refuse anything but loopback, and die loudly if the bot tries."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fakediscord.sandbox import network_guard
+
+    def violation(message: str) -> None:
+        print(f"NETWORK VIOLATION: {message}", file=sys.stderr, flush=True)
+
+    network_guard(violation).__enter__()
+
+
+def speed_up() -> None:
+    import bot.service.tables as tables
+    import cogs.table_notifier as notifier
+    from bot.app import MahjongBot
+
+    tables.COMPUTER_DELAY = 0
+    tables.NEXT_HAND_DELAY = 0.05
+    init = notifier.DiscordTableNotifier.__init__
+
+    @functools.wraps(init)
+    def notifier_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self.min_edit_gap = 0.05
+        self.dm_gap = 0.02
+
+    notifier.DiscordTableNotifier.__init__ = notifier_init  # type: ignore[method-assign]
+    bot_init = MahjongBot.__init__
+
+    @functools.wraps(bot_init)
+    def bot_init_fast(self: Any, *args: Any, **kwargs: Any) -> None:
+        bot_init(self, *args, **kwargs)
+        self._connection.guild_ready_timeout = 0.2
+
+    MahjongBot.__init__ = bot_init_fast  # type: ignore[method-assign]
+
+
+def arm_kills(spec: str) -> None:
+    import importlib
+
+    wanted: dict[str, int] = {}
+    for part in filter(None, spec.split(",")):
+        name, _, count = part.partition(":")
+        wanted[name] = int(count or 1)
+    for point, (module_name, class_name, method) in KILL_POINTS.items():
+        before, after = wanted.get(point), wanted.get(point + "+")
+        if before is None and after is None:
+            continue
+        cls = getattr(importlib.import_module(module_name), class_name)
+        setattr(cls, method, _killing(getattr(cls, method), before, after))
+
+
+def _killing(original: Any, before: int | None, after: int | None) -> Any:
+    """``original`` that kills the process on its ``before``-th call (before running it) or
+    its ``after``-th call (once it returned)."""
+    calls = 0
+
+    @functools.wraps(original)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == before:
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = await original(*args, **kwargs)
+        if calls == after:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    return wrapper
+
+
+def main(argv: list[str]) -> None:
+    port, database, token = int(argv[0]), Path(argv[1]), argv[2]
+    sys.path.insert(0, str(ROOT))
+    guard_network()
+    point_at_fake(port)
+    speed_up()
+    arm_kills(os.environ.get("MJ_KILL_AT", ""))
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+    from bot.app import run
+    from bot.config import Settings
+
+    run(Settings(token=token, database=database, dev_guild=None, log_level="WARNING"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
