@@ -108,6 +108,7 @@ class SimPlayer:
     asked: int = 0  # times they asked for their hand privately
     _done: set[Any] = field(default_factory=set)
     _seen_table: int = -1
+    _asked_at: float = 0.0
 
     @property
     def accepted(self) -> list[Click]:
@@ -196,9 +197,11 @@ class SimPlayer:
             message = self._dm_to_use()
             return message is not None and await self._act_on(message)
         signature = self._table_signature()
-        if signature == self._seen_table:
+        loop = asyncio.get_running_loop()
+        if signature == self._seen_table and loop.time() < self._asked_at + 1.0:
             return False
         self._seen_table = signature
+        self._asked_at = loop.time()
         self.asked += 1
         if self.asked % 2:
             handle = await self.user.click(notice, seat_button(notice, "hand"))
