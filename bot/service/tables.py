@@ -91,6 +91,7 @@ class LiveTable:
     window_move: int | None = None  # the move at which the open claim window opened
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timers: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
+    timer_moves: dict[int, int] = field(default_factory=dict)  # the move each timer is for
     runner: asyncio.Task[Any] | None = None
 
     def player_at(self, seat: int) -> Player | None:
@@ -675,6 +676,9 @@ class TableService:
         return False
 
     def _arm_timers(self, table: LiveTable) -> None:
+        """A timer for each member the table waits for, for the move they are asked about
+        (a claim window counts as one move: others answering does not restart it). A timer
+        left from an earlier move is replaced, never taken for the new one."""
         state = table.state
         if state is None:
             return
@@ -682,15 +686,18 @@ class TableService:
         if seconds <= 0 and state.phase == "play":
             return
         seconds = seconds or table.claim_seconds or 15
+        move = table.controls_move
         for seat in pending_seats(state):
             if table.plays_itself(seat):
                 continue
-            key = seat
-            existing = table.timers.get(key)
+            existing = table.timers.get(seat)
             if existing is not None and not existing.done():
-                continue
-            table.timers[key] = asyncio.create_task(
-                self._expire(table, seat, state.move, seconds), name=f"timer-{table.id}-{seat}"
+                if table.timer_moves.get(seat) == move:
+                    continue
+                existing.cancel()
+            table.timer_moves[seat] = move
+            table.timers[seat] = asyncio.create_task(
+                self._expire(table, seat, move, seconds), name=f"timer-{table.id}-{seat}"
             )
 
     async def _expire(self, table: LiveTable, seat: int, move: int, seconds: float) -> None:
@@ -698,17 +705,20 @@ class TableService:
             await asyncio.sleep(seconds)
             async with table.lock:
                 state = table.state
-                if state is None or state.move != move or seat not in pending_seats(state):
-                    return
-                action = timeout_action(state, seat)
-                if action is None:
-                    return
-                player = table.player_at(seat)
-                await self._apply(table, action)
-                if player is not None and not player.computer:
-                    player.timeouts += 1
-                    if player.timeouts >= MAX_TIMEOUTS and not player.away:
-                        await self._set_away(table, seat, True)
+                action = None
+                if (
+                    state is not None
+                    and table.controls_move == move
+                    and seat in pending_seats(state)
+                ):
+                    action = timeout_action(state, seat)
+                if action is not None:
+                    player = table.player_at(seat)
+                    await self._apply(table, action)
+                    if player is not None and not player.computer:
+                        player.timeouts += 1
+                        if player.timeouts >= MAX_TIMEOUTS and not player.away:
+                            await self._set_away(table, seat, True)
         except asyncio.CancelledError:
             return
         except Exception:
@@ -716,6 +726,9 @@ class TableService:
         finally:
             if table.timers.get(seat) is asyncio.current_task():
                 del table.timers[seat]
+                table.timer_moves.pop(seat, None)
+        # Whether it moved the table or found its move already made, the table may now be
+        # waiting for someone else: make sure their timer runs.
         self._kick(table)
 
     async def _set_away(self, table: LiveTable, seat: int, away: bool) -> None:
