@@ -1,0 +1,102 @@
+"""Timers: a member who lets the timer run out is moved on for (the drawn tile discarded, the
+claim passed) after exactly the table's seconds; after two timeouts in a row a computer player
+keeps the seat until they press "Take my seat back", and the table never waits for them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.rules.game import pending_seats
+from tests.e2e.checks import check_ledger, events_of, replay
+from tests.e2e.harness import open_table, recording_states, standings_posted, start_bot, wait_until
+from tests.e2e.players import SimPlayer, choose, seat_button
+
+TURN, CLAIM = 2, 5
+
+
+@pytest.mark.slow
+async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
+    fake_discord, discord_world, run_bot, tmp_path
+) -> None:
+    w = discord_world
+    db = tmp_path / "db.sqlite3"
+    with recording_states() as states:
+        bot = await start_bot(run_bot, tmp_path)
+        opened = await open_table(
+            w, w.alice, computer_players=3, hands=1, turn_seconds=TURN, claim_seconds=CLAIM
+        )
+        seat = replay(db, opened.table_id).seat_of(w.alice.id)
+        pressed: list[int] = []
+
+        def first_move_only(buttons):
+            """Alice plays her first move at once, then looks away."""
+            if pressed:
+                return None
+            pressed.append(buttons[0][3])
+            return choose(buttons)
+
+        alice = SimPlayer(w.alice, w.channel, policy=first_move_only)
+        task = asyncio.create_task(
+            alice.play(lambda: standings_posted(w.alice, w.channel), timeout=60)
+        )
+
+        def away_dm():
+            dms = alice.hand_dms()
+            return dms and seat_button(dms[-1], "back") and dms[-1]
+
+        message = await wait_until(away_dm, 30, "the computer player to take alice's seat")
+        alice.paused = True
+        assert "keeping your seat warm" in message.content
+        await wait_until(
+            lambda: "alice timed out twice" in channel_log(w), 5, "the channel told of it"
+        )
+
+        # Each time she was asked (her turn, or a discard she could claim) the table waited
+        # the table's seconds, counted from when she was asked to the move made for her, not
+        # stretched (or forgotten: the table stalled) because of an earlier turn's timer.
+        (snapshots,) = states.games.values()
+        waited = []
+        since = None
+        for snap in snapshots:
+            s = snap.state
+            pending = seat in pending_seats(s) and s.phase in ("play", "claim")
+            if pending and since is None and s.move > pressed[0]:
+                since = (s.phase, snap.at)
+            elif not pending and since is not None:
+                waited.append((since[0], round(snap.at - since[1], 2)))
+                since = None
+        assert len(waited) >= 2, waited
+        for phase, seconds in waited[:2]:
+            limit = TURN if phase == "play" else CLAIM
+            assert limit - 0.2 <= seconds <= limit + 0.6, f"waited {waited} for {TURN}/{CLAIM} s"
+
+        # The computer player moves for her seat while she is away.
+        moved = len(events_of(db, opened.table_id))
+        await wait_until(
+            lambda: any(
+                kind == "action" and p.get("seat") == seat
+                for kind, p in events_of(db, opened.table_id)[moved:]
+            ),
+            15,
+            "a move made for alice while she is away",
+        )
+        alice.paused = False  # she presses "Take my seat back", then plays
+        alice.policy = choose
+        await task
+    kinds = [(k, p) for k, p in events_of(db, opened.table_id) if k == "away"]
+    assert [p["away"] for _, p in kinds] == [True, False]
+    assert "alice is back in their seat" in channel_log(w)
+    facts = check_ledger(db, w.guild.id, opened.table_id)
+    assert facts.hands == 1
+    await bot.services.tables.notifier.drain()
+
+
+def channel_log(w) -> str:
+    """Every version of the table's log lines the channel showed."""
+    out = []
+    for m in w.bob.messages(w.channel):
+        for v in [*m.history, m]:
+            out += [e.get("description", "") for e in v.embeds]
+    return "\n".join(out)
