@@ -103,6 +103,7 @@ class SimPlayer:
     patient: bool = False
     ack_timeout: float = 5.0
     paused: bool = False  # looking away from the screen
+    busy: bool = False  # in the middle of pressing something
     clicks: list[Click] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     asked: int = 0  # times they asked for their hand privately
@@ -220,9 +221,30 @@ class SimPlayer:
         while not until():
             if loop.time() > deadline:
                 raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
-            if self.paused or not await self.step():
+            if self.paused:
+                await asyncio.sleep(0.02)
+                continue
+            self.busy = True
+            try:
+                acted = await self.step()
+            finally:
+                self.busy = False
+            if not acted:
                 await asyncio.sleep(0.02)
         return len(self.clicks)
+
+
+async def pause(players: list[SimPlayer]) -> None:
+    """Stop everyone pressing, and wait until nobody is in the middle of a press."""
+    for p in players:
+        p.paused = True
+    while any(p.busy for p in players):
+        await asyncio.sleep(0.01)
+
+
+def resume(players: list[SimPlayer]) -> None:
+    for p in players:
+        p.paused = False
 
 
 async def play_all(players: list[SimPlayer], until: Callable[[], bool], timeout: float) -> None:

@@ -30,7 +30,7 @@ from tests.e2e.harness import (
     standings_posted,
     wait_until,
 )
-from tests.e2e.players import SimPlayer, move_buttons
+from tests.e2e.players import SimPlayer, move_buttons, pause, resume
 
 VERB_ACTIONS = {
     "discard": "Discard",
@@ -191,16 +191,15 @@ async def play_with_kills(
             if over():
                 break
             check = n % 2 == 0
-            for p in crashes.players:
-                p.paused = check
+            if check:
+                await pause(crashes.players)
             await bot.kill()
             table = crashes.after_kill()
             boundary, since = crashes.mark_restart()
             await bot.start()
             if check:
                 await crashes.check_resumed(table, boundary, since, w.channel)
-            for p in crashes.players:
-                p.paused = False
+            resume(crashes.players)
         for spec in specs:
             if over():
                 break

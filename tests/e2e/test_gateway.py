@@ -1,0 +1,71 @@
+"""The gateway connection drops mid-game (abruptly, then with a close code): the bot resumes
+its session, the presses sent while it was away are delivered and answered in time, and the
+game goes on to its standings."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.e2e.checks import check_ledger, events_of, replay
+from tests.e2e.harness import open_table, standings_posted, start_bot, wait_until
+from tests.e2e.players import SimPlayer, move_buttons, pause, resume
+
+
+@pytest.mark.slow
+async def test_the_game_goes_on_across_gateway_drops(
+    fake_discord, discord_world, run_bot, tmp_path
+) -> None:
+    w = discord_world
+    server = fake_discord
+    db = tmp_path / "db.sqlite3"
+    bot = await start_bot(run_bot, tmp_path)
+    opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=2, turn_seconds=0)
+    tables = bot.services.tables
+    members = [w.alice, w.bob]
+    players = [SimPlayer(u, w.channel) for u in members]
+    tasks = [
+        asyncio.create_task(p.play(lambda: standings_posted(w.alice, w.channel), timeout=90))
+        for p in players
+    ]
+    try:
+        for n, code in enumerate((None, 4000, None)):
+            # Wait for a member to be asked, and press their button while disconnected.
+            def asked() -> tuple[SimPlayer, object, list] | None:
+                table = tables.tables.get(opened.table_id)
+                if table is None:
+                    return None
+                for p in players:
+                    dms = p.hand_dms()
+                    buttons = move_buttons(dms[-1]) if dms else []
+                    if buttons and buttons[0][3] == table.controls_move:
+                        return p, dms[-1], buttons
+                return None
+
+            await pause(players)
+            player, message, buttons = await wait_until(asked, 20, "a member to be asked")
+            before = len(events_of(db, opened.table_id))
+            resumes = server.gateway.count("resume")
+            await server.drop_gateway(code)
+            assert not server.gateway.connected
+            choice = player.policy(buttons)
+            handle = await player.user.click(message, choice)
+            ack = await handle.ack()
+            assert ack == 6, f"the press sent during the drop: {ack} {handle.messages}"
+            player.done(buttons[0])
+            assert server.gateway.count("resume") == resumes + 1
+            assert server.gateway.count("identify") == 1, "the bot identified again"
+            await wait_until(
+                lambda n=before: len(events_of(db, opened.table_id)) > n, 5, "the move stored"
+            )
+            resume(players)
+            await asyncio.sleep(0.5 + n)
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+    table = replay(db, opened.table_id)
+    assert table.status == "finished" and len(table.state.results) == 2
+    check_ledger(db, w.guild.id, opened.table_id)
+    await tables.notifier.drain()
