@@ -43,6 +43,7 @@ from bot.rules.game import (
 )
 from bot.rules.game.state import GameState, HandResult
 from bot.rules.rulesets import get_ruleset
+from bot.rules.tiles import WIND_NAMES
 from bot.service.computer import computer_action
 
 log = logging.getLogger(__name__)
@@ -812,15 +813,19 @@ def _ledger_id(player: Player | None, seat: int) -> int:
 
 
 def _describe(table: LiveTable, action: Action, state: GameState) -> str:
-    """The channel's line for a move. A pass has none: only seats that could claim the
-    discard are asked, so saying who passed would tell what their hands hold."""
-    if isinstance(action, Pass):
-        return ""
-    seat = getattr(action, "seat", None)
-    who = "The table"
-    if seat is not None:
-        player = table.player_at(seat)
-        who = player.name if player is not None else "?"
-    describe = getattr(action, "describe", None)
-    what = describe() if callable(describe) else type(action).__name__
-    return f"{who}: {what}"
+    """The channel's lines for a move: the engine's own public account of what it caused,
+    with the players' names. Not the action itself: a claim is only an answer until the
+    claim window settles (a pung beats a chow), and announcing answers (or passes) told the
+    table what the answering seat held, claims that never happened included."""
+    lines = []
+    for event in state.events:
+        if not event.text or event.kind == "drew":  # a draw is on the table image
+            continue
+        text = event.text
+        if event.seat is not None:
+            player = table.player_at(event.seat)
+            wind = WIND_NAMES[(event.seat - state.dealer) % 4]
+            text = text.removeprefix(f"{wind} ")
+            text = f"{player.name if player is not None else wind}: {text}"
+        lines.append(text)
+    return "\n".join(lines)
