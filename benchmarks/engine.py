@@ -15,8 +15,9 @@ import random
 import statistics
 from collections.abc import Callable, Sequence
 
-from timing import run_times
+import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
 
+from benchmarks.timing import run_times
 from bot.rules.analysis import arrangements, is_complete, is_winning_shape
 from bot.rules.hand import Situation
 from bot.rules.rulesets import RULESETS

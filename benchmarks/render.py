@@ -16,9 +16,10 @@ import statistics
 import time
 from collections.abc import Callable
 
+import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
 from PIL import Image
-from timing import run_times
 
+from benchmarks.timing import run_times
 from renderer import render_hand, render_score_card, render_table
 from renderer.encode import png_bytes
 from renderer.hand import compose_hand

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
+
 from bot.rules.rulesets import RULESETS
 from bot.simulate import run_simulation
 
