@@ -50,7 +50,7 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
         alice.paused = True
         assert "keeping your seat warm" in message.content
         await wait_until(
-            lambda: "alice timed out twice" in channel_log(w), 5, "the channel told of it"
+            lambda: "alice timed out twice" in channel_log(w), 20, "the channel told of it"
         )
 
         # Each time she was asked (her turn, or a discard she could claim) the table waited
