@@ -15,12 +15,7 @@ import asyncio
 import contextlib
 import io
 import logging
-import multiprocessing
-import os
-import queue
-import threading
 from collections import deque
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -39,93 +34,6 @@ log = logging.getLogger(__name__)
 
 DM_CLOSED = 50007
 LOG_LINES = 10
-
-# Images are drawn in worker processes. In a thread, Pillow holds the GIL for most of a
-# drawing, so the event loop waited behind it at every socket call and every database hop:
-# with 50 tables playing, answering a button took ~0.7 s instead of ~10 ms. The workers are
-# started on the first drawing (one fewer than the cores, at least one) and shared by the
-# process; each reads requests from its end of a pipe and ends when the pipe closes, so a
-# crashed bot leaves none behind. If a worker cannot be used, the image is drawn in a thread.
-_idle: queue.Queue[_Drawer] | None = None
-_workers_lock = threading.Lock()
-
-
-class _Drawer:
-    """One drawing process, used by one thread at a time."""
-
-    def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, child = context.Pipe()
-        self.process = context.Process(
-            target=_drawing_worker, args=(child,), name="mahjong-drawing", daemon=True
-        )
-        self.process.start()
-        child.close()
-
-    def draw(self, kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-        self.conn.send((kind, args, kwargs))
-        ok, value = self.conn.recv()
-        if not ok:
-            raise RuntimeError(f"drawing {kind} failed in the worker: {value}")
-        return value
-
-
-def _drawing_worker(conn: Any) -> None:
-    """The worker process: draw what is asked until the bot closes its end of the pipe."""
-    import renderer
-
-    while True:
-        try:
-            kind, args, kwargs = conn.recv()
-        except (EOFError, OSError):
-            return  # the bot is gone
-        try:
-            answer = (True, getattr(renderer, f"render_{kind}")(*args, **kwargs))
-        except Exception as exc:
-            answer = (False, repr(exc))
-        try:
-            conn.send(answer)
-        except OSError:
-            return
-
-
-def _draw_here(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-    import renderer
-
-    return getattr(renderer, f"render_{kind}")(*args, **kwargs)
-
-
-def _draw_blocking(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
-    """Draw in an idle worker (starting the workers the first time); runs in a thread."""
-    global _idle
-    with _workers_lock:
-        if _idle is None:
-            _idle = queue.Queue()
-            for _ in range(max(1, (os.cpu_count() or 2) - 1)):
-                try:
-                    _idle.put(_Drawer())
-                except OSError:
-                    log.warning("could not start a drawing process", exc_info=True)
-    try:
-        drawer = _idle.get(timeout=30)
-    except queue.Empty:
-        return _draw_here(kind, args, kwargs)
-    try:
-        png = drawer.draw(kind, args, kwargs)
-    except (EOFError, OSError):
-        log.warning("a drawing process died; starting another", exc_info=True)
-        with contextlib.suppress(OSError):
-            drawer = _Drawer()
-        _idle.put(drawer)
-        return _draw_here(kind, args, kwargs)
-    _idle.put(drawer)
-    return png
-
-
-async def draw(kind: str, view: Any, *args: Any, **kwargs: Any) -> bytes:
-    """PNG bytes of ``renderer.render_<kind>(view, *args, **kwargs)``, drawn off the loop."""
-    view = replace(view, options=dict(view.options or {}))  # a mapping proxy cannot travel
-    return await asyncio.to_thread(_draw_blocking, kind, (view, *args), kwargs)
 
 
 class DiscordTableNotifier:
@@ -214,6 +122,12 @@ class DiscordTableNotifier:
             lines.append(line)
         self._coalesce(("table", table.id), self.min_edit_gap, lambda: self._edit_table(table))
 
+    async def table_notice(self, table: LiveTable, line: str) -> None:
+        """A change of seat (a timeout, a player leaving): its own message in the channel, so
+        it is not lost among the moves scrolling through the table's log."""
+        await self.table_changed(table, line)
+        self._spawn(self._in_order(table, self._channel(table).send(line)), f"notice-{table.id}")
+
     async def hand_changed(self, table: LiveTable, seat: int) -> None:
         self._coalesce(("hand", table.id, seat), self.dm_gap, lambda: self._send_hand(table, seat))
 
@@ -288,9 +202,11 @@ class DiscordTableNotifier:
         return embed
 
     async def render_table_file(self, table: LiveTable) -> discord.File:
+        from renderer import render_table
+
         view = public_view(table)
         names = names_of(table)
-        png = await draw("table", view, names)
+        png = await asyncio.to_thread(render_table, view, names)
         return discord.File(io.BytesIO(png), "table.png", description=table_alt_text(view, names))
 
     async def _edit_table(self, table: LiveTable) -> None:
@@ -329,10 +245,12 @@ class DiscordTableNotifier:
                 await self._channel(table).get_partial_message(old).delete()
 
     async def _post_reveal(self, table: LiveTable, result: HandResult) -> None:
+        from renderer import render_score_card
+
         view = reveal_view(table, result)
         names = names_of(table)
-        png = await draw(
-            "score_card",
+        png = await asyncio.to_thread(
+            render_score_card,
             view,
             names,
             list(result.scores),
@@ -413,9 +331,11 @@ class DiscordTableNotifier:
         return text, controls
 
     async def render_hand_file(self, table: LiveTable, seat: int) -> discord.File:
+        from renderer import render_hand
+
         view = seat_view(table, seat)
         marks = ready_discards(view)
-        png = await draw("hand", view, marks=marks)
+        png = await asyncio.to_thread(render_hand, view, marks=marks)
         own = view.seats[seat]
         tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
         alt = "Your hand: " + ", ".join(tile_name(t) for t in sorted(tiles))

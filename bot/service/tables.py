@@ -166,6 +166,7 @@ class TableNotifier(Protocol):
 
     async def lobby_changed(self, table: LiveTable) -> None: ...
     async def table_changed(self, table: LiveTable, line: str) -> None: ...
+    async def table_notice(self, table: LiveTable, line: str) -> None: ...
     async def hand_changed(self, table: LiveTable, seat: int) -> None: ...
     async def hand_finished(self, table: LiveTable, result: HandResult) -> None: ...
     async def game_finished(self, table: LiveTable) -> None: ...
@@ -744,7 +745,7 @@ class TableService:
                 line = f"{player.name} timed out twice: a computer player keeps the seat warm."
             else:
                 line = f"{player.name} is back in their seat."
-            await self.notifier.table_changed(table, line)
+            await self.notifier.table_notice(table, line)
             await self.notifier.hand_changed(table, seat)
 
     async def take_back(self, table_id: int, user_id: int) -> None:
@@ -775,7 +776,7 @@ class TableService:
             player.name = name
             player.away = False
             if self.notifier is not None:
-                await self.notifier.table_changed(table, f"{name} takes over the seat.")
+                await self.notifier.table_notice(table, f"{name} takes over the seat.")
         self._kick(table)
 
     async def end(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:

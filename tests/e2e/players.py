@@ -103,8 +103,6 @@ class SimPlayer:
     patient: bool = False
     ack_timeout: float = 5.0
     paused: bool = False  # looking away from the screen
-    think: Callable[[], float] | None = None  # seconds to think before each press
-    poll: float = 0.02  # how often they look at the screen
     busy: bool = False  # in the middle of pressing something
     clicks: list[Click] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
@@ -161,8 +159,6 @@ class SimPlayer:
         choice = self.policy(buttons)
         if choice is None:
             return False
-        if self.think is not None:
-            await asyncio.sleep(self.think())
         ack = await self.press(message, choice)
         self._done.add(key if ack else version)
         return True
@@ -226,7 +222,7 @@ class SimPlayer:
             if loop.time() > deadline:
                 raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
             if self.paused:
-                await asyncio.sleep(self.poll)
+                await asyncio.sleep(0.02)
                 continue
             self.busy = True
             try:
@@ -234,7 +230,7 @@ class SimPlayer:
             finally:
                 self.busy = False
             if not acted:
-                await asyncio.sleep(self.poll)
+                await asyncio.sleep(0.02)
         return len(self.clicks)
 
 

@@ -30,7 +30,7 @@ async def test_the_game_goes_on_across_gateway_drops(
         for p in players
     ]
     try:
-        for code in (None, 4000, None):
+        for n, code in enumerate((None, 4000, None)):
             # Wait for a member to be asked, and press their button while disconnected.
             def asked() -> tuple[SimPlayer, object, list] | None:
                 table = tables.tables.get(opened.table_id)
@@ -60,7 +60,7 @@ async def test_the_game_goes_on_across_gateway_drops(
                 lambda n=before: len(events_of(db, opened.table_id)) > n, 5, "the move stored"
             )
             resume(players)
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.5 + n)
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:

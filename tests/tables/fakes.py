@@ -88,6 +88,9 @@ class RecordingNotifier:
         self.calls.append(("table", line))
         self.changed.set()
 
+    async def table_notice(self, table: LiveTable, line: str) -> None:
+        self.calls.append(("notice", line))
+
     async def hand_changed(self, table: LiveTable, seat: int) -> None:
         self.calls.append(("hand", seat))
 
