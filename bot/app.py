@@ -1,6 +1,7 @@
 """The Discord application: the bot object, its start-up and shut-down.
 
-Start-up (``setup_hook``): open and migrate the database, build the services, load the cogs,
+Start-up (``setup_hook``): start the drawing processes (:mod:`bot.drawing`) in the
+background, open and migrate the database, build the services, load the cogs,
 sync the slash commands (to ``MAHJONG_DEV_GUILD`` at once when set, globally otherwise),
 restore every open table from its events, then upload the tile emojis in the background.
 """
@@ -15,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from bot.config import Settings
+from bot.drawing import Drawing
 from bot.store.database import open_database
 
 log = logging.getLogger(__name__)
@@ -35,11 +37,13 @@ class MahjongBot(commands.Bot):
         self.settings = settings
         self.db: Any = None
         self.services: Any = None
+        self.drawing = Drawing(settings.drawing_processes)
         self._background: set[asyncio.Task[Any]] = set()
 
     async def setup_hook(self) -> None:
         from bot.services import build_services
 
+        self.drawing.start()
         self.db = await open_database(self.settings.database)
         self.services = build_services(self, self.db)
         for name in COGS:
@@ -79,6 +83,7 @@ class MahjongBot(commands.Bot):
         for task in list(self._background):
             task.cancel()
         await super().close()
+        await self.drawing.close()
         if self.db is not None:
             await self.db.close()
             self.db = None

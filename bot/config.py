@@ -30,6 +30,7 @@ class Settings:
     database: Path
     dev_guild: int | None
     log_level: str
+    drawing_processes: int = 1
 
     @classmethod
     def from_env(cls, *, require_token: bool = True) -> Settings:
@@ -49,4 +50,14 @@ class Settings:
             database=Path(os.environ.get("MAHJONG_DB", "./data/mahjong.sqlite3")),
             dev_guild=int(guild) if guild else None,
             log_level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+            drawing_processes=_count("MAHJONG_DRAWING_PROCESSES", 1),
         )
+
+
+def _count(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise ConfigError(f"{name} must be a whole number (0 or more), not {text!r}")
+    return int(text)

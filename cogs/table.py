@@ -300,6 +300,6 @@ def settings_embed(settings: Any) -> discord.Embed:
 
 async def setup(bot: Any) -> None:
     service = bot.services.tables
-    notifier = DiscordTableNotifier(bot, service)
+    notifier = DiscordTableNotifier(bot, service, bot.drawing)
     service.notifier = notifier
     await bot.add_cog(TableCog(bot, service, notifier))

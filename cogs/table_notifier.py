@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.drawing import Drawing
 from bot.rules.analysis import ready_waits
 from bot.rules.game import Discard
 from bot.rules.tiles import WIND_NAMES, counts_of, tile_name
@@ -37,9 +38,10 @@ LOG_LINES = 10
 
 
 class DiscordTableNotifier:
-    def __init__(self, bot: Any, service: TableService) -> None:
+    def __init__(self, bot: Any, service: TableService, drawing: Drawing | None = None) -> None:
         self.bot = bot
         self.service = service
+        self.drawing = drawing or Drawing(processes=0)
         self.emojis: dict[int, discord.PartialEmoji] = {}
         self.min_edit_gap = 1.2
         self.dm_gap = 0.25
@@ -202,11 +204,9 @@ class DiscordTableNotifier:
         return embed
 
     async def render_table_file(self, table: LiveTable) -> discord.File:
-        from renderer import render_table
-
         view = public_view(table)
         names = names_of(table)
-        png = await asyncio.to_thread(render_table, view, names)
+        png = await self.drawing.draw("table", view, names)
         return discord.File(io.BytesIO(png), "table.png", description=table_alt_text(view, names))
 
     async def _edit_table(self, table: LiveTable) -> None:
@@ -245,12 +245,10 @@ class DiscordTableNotifier:
                 await self._channel(table).get_partial_message(old).delete()
 
     async def _post_reveal(self, table: LiveTable, result: HandResult) -> None:
-        from renderer import render_score_card
-
         view = reveal_view(table, result)
         names = names_of(table)
-        png = await asyncio.to_thread(
-            render_score_card,
+        png = await self.drawing.draw(
+            "score_card",
             view,
             names,
             list(result.scores),
@@ -331,11 +329,9 @@ class DiscordTableNotifier:
         return text, controls
 
     async def render_hand_file(self, table: LiveTable, seat: int) -> discord.File:
-        from renderer import render_hand
-
         view = seat_view(table, seat)
         marks = ready_discards(view)
-        png = await asyncio.to_thread(render_hand, view, marks=marks)
+        png = await self.drawing.draw("hand", view, marks=marks)
         own = view.seats[seat]
         tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
         alt = "Your hand: " + ", ".join(tile_name(t) for t in sorted(tiles))

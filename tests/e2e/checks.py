@@ -330,36 +330,23 @@ class ImageLog:
 
 @contextlib.contextmanager
 def recording_images() -> Iterator[ImageLog]:
-    """Wrap the renderer's entry points (the bot imports them when it draws) to keep, for
-    each PNG, the view it was drawn from."""
-    import renderer
+    """Keep, for each PNG the bot drew, the view it was drawn from, by wrapping
+    :meth:`bot.drawing.Drawing.draw` (the bot's one way to draw, in a process or a thread)."""
+    from bot.drawing import Drawing
 
     log = ImageLog()
-    saved = (renderer.render_table, renderer.render_hand, renderer.render_score_card)
-    table, hand, card = saved
+    original = Drawing.draw
 
-    def render_table(view: Any, names: Any, **kw: Any) -> bytes:
-        png = table(view, names, **kw)
-        log.add(png, Drawn("table", view, (tuple(names),)))
+    async def draw(self: Drawing, kind: str, view: Any, *args: Any, **kwargs: Any) -> bytes:
+        png = await original(self, kind, view, *args, **kwargs)
+        log.add(png, Drawn(kind, view, args or tuple(kwargs.values())))
         return png
 
-    def render_hand(view: Any, **kw: Any) -> bytes:
-        png = hand(view, **kw)
-        log.add(png, Drawn("hand", view, (kw.get("marks", frozenset()),)))
-        return png
-
-    def render_score_card(view: Any, *args: Any, **kw: Any) -> bytes:
-        png = card(view, *args, **kw)
-        log.add(png, Drawn("score_card", view))
-        return png
-
-    renderer.render_table = render_table
-    renderer.render_hand = render_hand
-    renderer.render_score_card = render_score_card
+    Drawing.draw = draw  # type: ignore[method-assign]
     try:
         yield log
     finally:
-        renderer.render_table, renderer.render_hand, renderer.render_score_card = saved
+        Drawing.draw = original  # type: ignore[method-assign]
 
 
 @dataclass

@@ -103,6 +103,8 @@ class SimPlayer:
     patient: bool = False
     ack_timeout: float = 5.0
     paused: bool = False  # looking away from the screen
+    think: Callable[[], float] | None = None  # seconds to think before each press
+    poll: float = 0.02  # how often they look at the screen
     busy: bool = False  # in the middle of pressing something
     clicks: list[Click] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
@@ -159,6 +161,8 @@ class SimPlayer:
         choice = self.policy(buttons)
         if choice is None:
             return False
+        if self.think is not None:
+            await asyncio.sleep(self.think())
         ack = await self.press(message, choice)
         self._done.add(key if ack else version)
         return True
@@ -222,7 +226,7 @@ class SimPlayer:
             if loop.time() > deadline:
                 raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
             if self.paused:
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(self.poll)
                 continue
             self.busy = True
             try:
@@ -230,7 +234,7 @@ class SimPlayer:
             finally:
                 self.busy = False
             if not acted:
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(self.poll)
         return len(self.clicks)
 
 

@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from bot.rules.game import pending_seats
 from tests.e2e.checks import check_ledger, events_of, replay
 from tests.e2e.harness import open_table, standings_posted, start_bot, wait_until
 from tests.e2e.players import SimPlayer, move_buttons, pause, resume
@@ -21,7 +22,7 @@ async def test_the_game_goes_on_across_gateway_drops(
     server = fake_discord
     db = tmp_path / "db.sqlite3"
     bot = await start_bot(run_bot, tmp_path)
-    opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=2, turn_seconds=0)
+    opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=3, turn_seconds=0)
     tables = bot.services.tables
     members = [w.alice, w.bob]
     players = [SimPlayer(u, w.channel) for u in members]
@@ -44,7 +45,18 @@ async def test_the_game_goes_on_across_gateway_drops(
                 return None
 
             await pause(players)
-            player, message, buttons = await wait_until(asked, 20, "a member to be asked")
+            try:
+                player, message, buttons = await wait_until(asked, 20, "a member to be asked")
+            except AssertionError as timed_out:
+                table = tables.tables.get(opened.table_id)
+                state = table and table.state
+                raise AssertionError(
+                    f"{timed_out} (drop {n}): status {table and table.status}, phase "
+                    f"{state and state.phase}, move {state and state.move}, controls "
+                    f"{table and table.controls_move}, pending "
+                    f"{state and pending_seats(state)}, seats {table and table.seats}, DM moves "
+                    f"{[move_buttons(m)[:1] for p in players for m in p.hand_dms()[-1:]]}"
+                ) from None
             before = len(events_of(db, opened.table_id))
             resumes = server.gateway.count("resume")
             await server.drop_gateway(code)
@@ -60,12 +72,12 @@ async def test_the_game_goes_on_across_gateway_drops(
                 lambda n=before: len(events_of(db, opened.table_id)) > n, 5, "the move stored"
             )
             resume(players)
-            await asyncio.sleep(0.5 + n)
+            await asyncio.sleep(0.3)  # a few moves before the next drop
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:
             t.cancel()
     table = replay(db, opened.table_id)
-    assert table.status == "finished" and len(table.state.results) == 2
+    assert table.status == "finished" and len(table.state.results) == 3
     check_ledger(db, w.guild.id, opened.table_id)
     await tables.notifier.drain()
