@@ -45,6 +45,7 @@ from bot.rules.game.state import GameState, HandResult
 from bot.rules.rulesets import get_ruleset
 from bot.rules.tiles import WIND_NAMES
 from bot.service.computer import computer_action
+from bot.store.tables_repo import SeatRow
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,7 @@ class TableStore(Protocol):
     async def set_message(self, table_id: int, message_id: int | None) -> None: ...
     async def open_tables(self) -> list[tuple[dict[str, Any], list[tuple[str, dict]]]]: ...
     async def record_hand(self, table: LiveTable, result: HandResult) -> None: ...
+    async def set_seats(self, table_id: int, seats: list[SeatRow]) -> None: ...
 
 
 class TableNotifier(Protocol):
@@ -271,6 +273,8 @@ class TableService:
             self.tables[table.id] = table
             self.by_channel[table.channel_id] = table.id
         for table in list(self.tables.values()):
+            if table.status in ("lobby", "playing"):
+                await self._save_seats(table)
             if table.status == "playing":
                 await self._settle_new_results(table)
                 if table.status == "playing":
@@ -369,6 +373,21 @@ class TableService:
         table.seq += 1
         await self.store.append_event(table.id, table.seq, kind, payload)
 
+    async def _save_seats(self, table: LiveTable) -> None:
+        """Who sits where, in the store's seats table: a projection of the events for look-ups
+        and the record (physical seats once the game started, join order in the lobby).
+        Written after each change and again on start-up, so a stop between the event and
+        this write heals."""
+        if table.state is None:
+            rows = [SeatRow(i, p.user_id, p.name, p.computer) for i, p in enumerate(table.players)]
+        else:
+            rows = [
+                SeatRow(seat, p.user_id, p.name, p.computer)
+                for seat in range(4)
+                if (p := table.player_at(seat)) is not None
+            ]
+        await self.store.set_seats(table.id, rows)
+
     # -- look-ups ----------------------------------------------------------------------------
     def in_channel(self, channel_id: int) -> LiveTable | None:
         table_id = self.by_channel.get(channel_id)
@@ -430,6 +449,7 @@ class TableService:
     async def _join(self, table: LiveTable, user_id: int | None, name: str) -> None:
         await self._record(table, "join", {"user_id": user_id, "name": name})
         table.players.append(Player(user_id, name))
+        await self._save_seats(table)
 
     async def _add_computer(self, table: LiveTable) -> None:
         number = sum(1 for p in table.players if p.computer) + 1
@@ -463,6 +483,7 @@ class TableService:
                 raise TableError("The host cannot leave the lobby; press Cancel instead.")
             await self._record(table, "unjoin", {"user_id": user_id})
             table.players = [p for p in table.players if p.user_id != user_id]
+            await self._save_seats(table)
         await self._lobby_changed(table)
         return table
 
@@ -493,6 +514,7 @@ class TableService:
             table.state = state
             table.status = "playing"
             await self.store.set_status(table.id, "playing")
+            await self._save_seats(table)
         await self._notify_all(table, f"The game begins: {state.seating.describe()}")
         self._kick(table)
         return table
@@ -630,6 +652,7 @@ class TableService:
             ruleset=table.ruleset,
             description=f"{table.ruleset} hand {result.number}",
             results=results,
+            names={p.user_id: p.name for p in table.players if p.user_id is not None},
         )
         await self.store.record_hand(table, result)
 
@@ -775,6 +798,7 @@ class TableService:
             player.user_id = None
             player.name = name
             player.away = False
+            await self._save_seats(table)
             if self.notifier is not None:
                 await self.notifier.table_notice(table, f"{name} takes over the seat.")
         self._kick(table)

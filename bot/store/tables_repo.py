@@ -30,7 +30,8 @@ class ChannelBusy(StoreError):
 
 @dataclass(frozen=True, slots=True)
 class SeatRow:
-    """A place at a table, in join order. ``user_id`` None: a computer player."""
+    """A place at a table: the physical seat (0 = East's place at the start) once the game
+    has started, the join order in the lobby. ``user_id`` None: a computer player."""
 
     seat: int
     user_id: int | None

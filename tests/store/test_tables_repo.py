@@ -199,7 +199,20 @@ async def test_table_service_plays_restarts_and_settles_on_sqlite(
         claim_seconds=15,
         hands=2,
     )
+    lobby_seats = await TablesRepository(db).seats(table.id)
+    assert [(r.seat, r.user_id, r.is_computer) for r in lobby_seats] == [
+        (0, ALICE, False),
+        (1, None, True),
+        (2, None, True),
+        (3, None, True),
+    ]
     await first.start_game(table.id, ALICE, can_manage=False)
+    # Once dealt, the seats table tells the physical seats the dice gave.
+    seated = await TablesRepository(db).seats(table.id)
+    assert [(r.seat, r.user_id) for r in seated if r.user_id] == [
+        (table.seat_of_user(ALICE), ALICE)
+    ]
+    assert {r.display_name for r in seated} == {"alice", "Computer 1", "Computer 2", "Computer 3"}
     await _play(first, table, moves=3)
     await _settle(table)
     await first.stop()
@@ -224,3 +237,5 @@ async def test_table_service_plays_restarts_and_settles_on_sqlite(
     assert await ledger.balance(1, ALICE) == 1000 + rebuilt.state.net[seat]
     async with db.execute("SELECT SUM(net) FROM accounts WHERE guild_id = 1") as cursor:
         assert (await cursor.fetchone())[0] in (0, None)  # computers balance the members
+    # Leaderboards name the members from the ledger, without asking Discord.
+    assert await ledger.names(1, [ALICE]) == {ALICE: "alice"}

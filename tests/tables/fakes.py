@@ -15,6 +15,7 @@ class MemoryStore:
         self.rows: dict[int, dict[str, Any]] = {}
         self.events: dict[int, list[tuple[int, str, dict]]] = {}
         self.hands: dict[int, list[int]] = {}
+        self.seats: dict[int, list[Any]] = {}
 
     async def create_table(self, table: LiveTable) -> int:
         table_id = len(self.rows) + 1
@@ -39,6 +40,9 @@ class MemoryStore:
         log = self.events[table_id]
         assert not log or log[-1][0] == seq - 1, "events must be appended in order"
         log.append((seq, kind, dict(payload)))
+
+    async def set_seats(self, table_id: int, seats: list[Any]) -> None:
+        self.seats[table_id] = list(seats)
 
     async def set_status(self, table_id: int, status: str) -> None:
         self.rows[table_id]["status"] = status
