@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 
@@ -56,61 +56,48 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
             await interaction.response.send_message(text, ephemeral=True)
 
 
+class _Dispatched:
+    """What every control does: remember the custom id's fields and hand the click to the
+    handler of its ``kind``. A mixin (not a base class) because discord.py's ``DynamicItem``
+    needs each subclass to name its template."""
+
+    kind: ClassVar[str]
+    _match: re.Match[str]
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
+    ) -> Any:
+        control = cls(item)  # type: ignore[call-arg]
+        control._match = match
+        return control
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _dispatch(self.kind, interaction, self._match)
+
+
 class LobbyButton(
+    _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"mj:(?P<table>\d+):lobby:(?P<verb>join|leave|cpu|start|cancel)",
 ):
-    def __init__(self, item: discord.ui.Button[Any]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
-    ) -> LobbyButton:
-        button = cls(item)
-        button._match = match
-        return button
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _dispatch("lobby", interaction, self._match)
+    kind = "lobby"
 
 
 class MoveButton(
+    _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"mj:(?P<table>\d+):(?P<move>\d+):(?P<verb>[a-z]+)(?::(?P<arg>\d+))?",
 ):
-    def __init__(self, item: discord.ui.Button[Any]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
-    ) -> MoveButton:
-        button = cls(item)
-        button._match = match
-        return button
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _dispatch("move", interaction, self._match)
+    kind = "move"
 
 
 class SeatButton(
+    _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"mj:(?P<table>\d+):seat:(?P<verb>back|hand)",
 ):
-    def __init__(self, item: discord.ui.Button[Any]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
-    ) -> SeatButton:
-        button = cls(item)
-        button._match = match
-        return button
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _dispatch("seat", interaction, self._match)
+    kind = "seat"
 
 
 DYNAMIC_ITEMS = (LobbyButton, MoveButton, SeatButton)
