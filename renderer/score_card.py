@@ -162,7 +162,9 @@ def _title(
         font=font(BOLD, 20),
         fill=style.GOLD,
     )
-    sub = f"{WIND_NAMES[view.round_wind % 4]} round · hand {view.hand_number}"
+    sub = f"{WIND_NAMES[view.round_wind % 4]} round"
+    if view.hand_number:  # 0: a hand scored on its own (/score), not one of a game's
+        sub += f" · hand {view.hand_number}"
     d.text((width - MARGIN, 14), sub, font=font(REGULAR, 15), fill=style.TEXT_DIM, anchor="ra")
 
 

@@ -165,6 +165,35 @@ def test_score_card() -> None:
     assert other != data
 
 
+def test_score_card_names_the_hand_number_only_in_a_game() -> None:
+    """A hand scored on its own (/score, hand_number 0) says its round, not "hand 0"."""
+    view = sample_table(9, turns=30, revealed=True)
+    scores, payments = sample_scores(view, view.turn)
+
+    def header_text_starts(number: int) -> int:
+        card = png(
+            render_score_card(
+                replace(view, hand_number=number),
+                NAMES,
+                scores,
+                payments,
+                winner=view.turn,
+                winning_tile=None,
+            )
+        ).convert("RGB")
+        band = card.crop((card.width - 250, 10, card.width, 40))  # right of the title
+        panel = band.getpixel((band.width - 1, 0))
+        columns = [
+            x
+            for x in range(band.width)
+            if any(band.getpixel((x, y)) != panel for y in range(band.height))
+        ]
+        return columns[0]
+
+    game, alone = header_text_starts(12), header_text_starts(0)
+    assert alone > game + 40  # " · hand 12" left out
+
+
 def test_score_card_of_a_drawn_hand_with_missing_scores() -> None:
     view = sample_table(9, players=3, turns=30, revealed=True)
     data = render_score_card(view, ("", "Bo", "Cy"), [None] * 4, [], winner=None, winning_tile=None)
