@@ -31,6 +31,9 @@ class MahjongBot(commands.Bot):
         # No privileged intents: slash commands and components need none.
         intents = discord.Intents.none()
         intents.guilds = True
+        # Names are shown as typed: a nickname such as "@everyone" must not ping anyone. The
+        # few messages meant to ping a member say so themselves.
+        kwargs.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **kwargs
         )

@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
 from bot.service.ledger import Settlement
 from bot.service.rules_topics import matching_topics
@@ -266,6 +267,14 @@ class SettleButton(
             await handle_error(interaction, exc)
 
 
+def _as_win(text: str | None) -> str | None:
+    """The ``win`` option as notation: "2p from W" reads as "win 2p from W"."""
+    if not text or not text.strip():
+        return None
+    words = text.split()
+    return text if words[0].lower() in ("win", "won", "winning", "+") else f"win {text}"
+
+
 # -- the cog -----------------------------------------------------------------------------------
 
 
@@ -291,6 +300,9 @@ class ScoringCog(GuildOnly, commands.Cog):
         rules="Rule set (default: the server's)",
         seat="Your wind (default East)",
         round_wind="The round's wind (default East)",
+        win="The winning tile and how it came, e.g. 2p from W, 5s self-draw (or in the hand)",
+        options="Rule-set options as name=value, e.g. limit=none (see /rules options)",
+        renchon="singapore: East's wins in a row before this hand (Renchon games)",
     )
     @app_commands.choices(rules=RULE_CHOICES, seat=WIND_CHOICES, round_wind=WIND_CHOICES)
     async def score(
@@ -300,6 +312,9 @@ class ScoringCog(GuildOnly, commands.Cog):
         rules: app_commands.Choice[str] | None = None,
         seat: app_commands.Choice[str] | None = None,
         round_wind: app_commands.Choice[str] | None = None,
+        win: app_commands.Range[str, 1, 100] | None = None,
+        options: app_commands.Range[str, 1, 300] | None = None,
+        renchon: app_commands.Range[int, 0, 9] = 0,
     ) -> None:
         result = await self.service.score(
             hand,
@@ -307,6 +322,9 @@ class ScoringCog(GuildOnly, commands.Cog):
             rules=rules.value if rules else None,
             seat=seat.value if seat else 0,
             round_wind=round_wind.value if round_wind else 0,
+            win=_as_win(win),
+            options=parse_option_text(options) or None,
+            renchon=renchon,
         )
         embed = score_embed(result)
         if not _renderer_available():

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.rules.options import OptionError
+from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
 from bot.service.guild_settings import SettingsError
 from bot.service.tables import LiveTable, TableError, TableService
@@ -80,6 +80,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         turn_seconds="Seconds to discard (0: no timer)",
         claim_seconds="Seconds to claim a discard",
         hands="Number of hands (default: one set of four rounds)",
+        options="More rule-set options as name=value, e.g. mahjong_bonus=20 (see /rules options)",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     async def new(
@@ -92,28 +93,31 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         turn_seconds: app_commands.Range[int, 0, 600] | None = None,
         claim_seconds: app_commands.Range[int, 5, 120] | None = None,
         hands: app_commands.Range[int, 1, 64] | None = None,
+        options: app_commands.Range[str, 1, 300] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
-        if not defaults.allows(interaction.channel_id):
+        parent_id = getattr(interaction.channel, "parent_id", None)  # a thread's channel
+        if not defaults.allows(interaction.channel_id, parent_id):
             channels = ", ".join(f"<#{c}>" for c in defaults.allowed_channels)
             await _refuse(interaction, f"Tables are opened in {channels} on this server.")
             return
         ruleset = rules.value if rules else defaults.ruleset
-        options = dict(defaults.options) if ruleset == defaults.ruleset else {}
+        chosen: dict[str, Any] = dict(defaults.options) if ruleset == defaults.ruleset else {}
+        chosen.update(parse_option_text(options))
         if limit is not None and ruleset != "singapore":
-            options["limit"] = limit or None
+            chosen["limit"] = limit or None
         elif limit is not None:
-            options["maximum"] = limit or 2000
+            chosen["maximum"] = limit or 2000
         if flowers is not None:
-            options["flowers"] = flowers
+            chosen["flowers"] = flowers
         table = await self.service.open_table(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             host_id=interaction.user.id,
             host_name=_display_name(interaction.user),
             ruleset=ruleset,
-            options=options,
+            options=chosen,
             computer_players=computer_players,
             turn_seconds=defaults.turn_seconds if turn_seconds is None else turn_seconds,
             claim_seconds=defaults.claim_seconds if claim_seconds is None else claim_seconds,
@@ -165,8 +169,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         table = self._table_here(interaction)
         if table.status == "lobby":
             await self.service.unjoin(table.id, interaction.user.id)
-        else:
-            await self.service.leave(table.id, interaction.user.id)
+            await _refuse(interaction, "You left the table.")
+            return
+        await self.service.leave(table.id, interaction.user.id)
         await _refuse(interaction, "You left the table; a computer player has your seat.")
 
     @app_commands.command(name="end", description="End the table (host or Manage Server)")
@@ -187,6 +192,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         allow_channel="Allow tables in this channel (the first one limits tables to the list)",
         remove_channel="Stop allowing tables in this channel",
         all_channels="Allow tables in every channel again",
+        options="More default rule-set options as name=value, e.g. washing=no (see /rules options)",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     async def config(
@@ -201,6 +207,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         allow_channel: discord.TextChannel | None = None,
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool | None = None,
+        options: app_commands.Range[str, 1, 300] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         service = self.bot.services.guild_settings
@@ -209,14 +216,15 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         if rules is not None:
             changes["ruleset"] = rules.value
         ruleset = changes.get("ruleset", current.ruleset)
-        options = dict(current.options) if ruleset == current.ruleset else {}
+        chosen: dict[str, Any] = dict(current.options) if ruleset == current.ruleset else {}
+        chosen.update(parse_option_text(options))
         if limit is not None:
             key = "maximum" if ruleset == "singapore" else "limit"
-            options[key] = (limit or None) if key == "limit" else (limit or 2000)
+            chosen[key] = (limit or None) if key == "limit" else (limit or 2000)
         if flowers is not None:
-            options["flowers"] = flowers
-        if limit is not None or flowers is not None or "ruleset" in changes:
-            changes["options"] = options
+            chosen["flowers"] = flowers
+        if limit is not None or flowers is not None or options or "ruleset" in changes:
+            changes["options"] = chosen
         for name, value in (
             ("starting_chips", starting_chips),
             ("turn_seconds", turn_seconds),

@@ -5,8 +5,8 @@ Every method only schedules work and returns at once, so a move is answered as s
 committed. The channel's table image is edited in place, coalesced: however many moves happen,
 at most one edit per ``min_edit_gap`` seconds, always of the newest state (Discord allows about
 five edits per five seconds per channel). A player's DM is re-drawn the same way. A closed DM
-(HTTP 403, code 50007) is told once in the channel with a "Show my hand" button, and never
-stalls the table. Views come only from :mod:`bot.service.privacy`.
+(HTTP 403, code 50007) is told once in the channel with a "Show my hand" button, tried again
+at the next deal, and never stalls the table. Views come only from :mod:`bot.service.privacy`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from bot.drawing import Drawing
@@ -50,7 +51,8 @@ class DiscordTableNotifier:
         self._dirty: set[Any] = set()
         self._last_edit: dict[Any, float] = {}
         self._dm_messages: dict[tuple[int, int], tuple[int, discord.Message]] = {}
-        self._closed_dms: set[tuple[int, int]] = set()
+        # (table, member) -> the deal their DMs were found closed in: tried again next deal.
+        self._closed_dms: dict[tuple[int, int], int] = {}
         # What each table message and DM shows now, to skip edits that would change nothing
         # (an edit tells its reader that something happened: a seat answering a claim must
         # not show on the table or in other players' DMs).
@@ -72,7 +74,7 @@ class DiscordTableNotifier:
                     png = await asyncio.to_thread(render_tile_emoji, tile)
                     emoji = await self.bot.create_application_emoji(name=name, image=png)
                 self.emojis[tile] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
-        except discord.HTTPException:
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
             log.warning("could not upload the tile emojis; buttons show text labels", exc_info=True)
 
     def start_emoji_upload(self) -> None:
@@ -343,7 +345,8 @@ class DiscordTableNotifier:
         if state is None or player is None or player.user_id is None:
             return
         key = (table.id, seat)
-        if (table.id, player.user_id) in self._closed_dms:
+        closed_in = self._closed_dms.get((table.id, player.user_id))
+        if closed_in == state.deal:
             return
         text, controls = self.hand_content(table, seat)
         file = await self.render_hand_file(table, seat)
@@ -363,7 +366,9 @@ class DiscordTableNotifier:
         except discord.Forbidden as exc:
             if exc.code != DM_CLOSED:
                 raise
-            self._closed_dms.add((table.id, player.user_id))
+            self._closed_dms[(table.id, player.user_id)] = state.deal
+            if closed_in is not None:
+                return  # told already; still closed
             view = discord.ui.View(timeout=None)
             view.add_item(seat_button(table.id, "hand", "Show my hand"))
             await self._channel(table).send(
@@ -375,9 +380,6 @@ class DiscordTableNotifier:
             )
         except discord.NotFound:
             self._dm_messages.pop(key, None)
-
-    def dms_open_again(self, table_id: int, user_id: int) -> None:
-        self._closed_dms.discard((table_id, user_id))
 
 
 def _file_bytes(file: discord.File) -> bytes:

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.rules.hand import Hand
 from bot.rules.notation import parse_hand
-from bot.rules.options import OptionError
+from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
 from bot.rules.table_score import (
     SEAT_LETTERS,
@@ -46,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mahjong-bonus", type=int, choices=(10, 20))
     parser.add_argument("--flowers", action="store_true", help="play with flowers/seasons")
     parser.add_argument(
+        "--renchon",
+        type=int,
+        default=0,
+        choices=range(10),
+        metavar="N",
+        help="singapore: East's consecutive wins before this hand (Renchon games)",
+    )
+    parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE", help="any other option"
     )
     parser.add_argument(
@@ -63,10 +71,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     if args.flowers:
         options["flowers"] = True
     for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep:
+        if "=" not in item:
             raise RequestError(f"--option takes NAME=VALUE, not {item!r}")
-        options[name.strip()] = value.strip()
+        options.update(parse_option_text(item))
     return options
 
 
@@ -98,6 +105,7 @@ def run_text(args: argparse.Namespace) -> tuple[int, str]:
             tuple(players),
             seat if parsed.win else None,
             parsed.win,
+            renchon=args.renchon,
         )
         result = score_table(request)
     except (RequestError, HandError, NotationError, OptionError) as exc:

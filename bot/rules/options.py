@@ -76,3 +76,17 @@ def resolve_options(specs: tuple[OptionSpec, ...], given: Mapping[str, Any] | No
             raise OptionError(f"unknown option '{name}' (this rule set has: {known})")
         values[key] = spec.coerce(value)
     return MappingProxyType(values)
+
+
+def parse_option_text(text: str | None) -> dict[str, str]:
+    """``"mahjong_bonus=20 washing=no"`` (spaces or commas between pairs) as a mapping of
+    names to the values as typed; :func:`resolve_options` checks and converts them."""
+    options: dict[str, str] = {}
+    for item in (text or "").replace(",", " ").split():
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise OptionError(
+                f"options are written name=value, like 'mahjong_bonus=20 washing=no', not '{item}'"
+            )
+        options[name.strip().replace("-", "_")] = value.strip()
+    return options

@@ -45,8 +45,11 @@ class GuildSettings:
     claim_seconds: int = DEFAULT_CLAIM_SECONDS
     allowed_channels: tuple[int, ...] = ()
 
-    def allows(self, channel_id: int) -> bool:
-        return not self.allowed_channels or channel_id in self.allowed_channels
+    def allows(self, channel_id: int, parent_id: int | None = None) -> bool:
+        """Whether tables may open here; a thread is allowed where its channel is."""
+        if not self.allowed_channels:
+            return True
+        return channel_id in self.allowed_channels or parent_id in self.allowed_channels
 
     def resolved_options(self) -> Mapping[str, Any]:
         """Every option of the server's rule set: its choices over the documented defaults."""

@@ -268,10 +268,39 @@ In `/score`, listing flowers in a hand plays with them.""",
 - Flags: `last-tile` `first-discard` `original-hand` `robbing-kong` `riichi`.
 Examples: `123m 456m 789s 55s 22p win 2p from W` (Example 1: 22) · \
 `111s 333p RR [555m] [444s] win R self-draw` (Example 3 with the errata: 52).
-Options of `/score`: `rules`, `seat` (your wind), `round` (the round's wind).""",
+Options of `/score`: `rules`, `seat` (your wind), `round` (the round's wind), `win` (the \
+winning tile and how, if not in the hand), `options` (see `/rules options`), `renchon` \
+(singapore: East's wins in a row).""",
     ),
 )
 
+
+def _options_topic() -> Topic:
+    """Every rule set's options and defaults, from the rule sets themselves."""
+    from bot.rules.rulesets import RULESETS
+
+    def shown(value: object) -> str:
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return "none" if value is None else str(value)
+
+    lines = [
+        "`/mahjong new`, `/mahjong config` and `/score` take `options` as name=value pairs, "
+        "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Defaults:"
+    ]
+    for name, rules in RULESETS.items():
+        specs = ", ".join(f"`{s.name}`={shown(s.default)}" for s in rules.option_specs)
+        lines.append(f"- **{name}**: {specs}")
+    lines.append("What each means, with the rule text's line: docs/rules.md.")
+    return Topic(
+        "options",
+        "Table options",
+        "the options each rule set takes, and defaults",
+        "\n".join(lines),
+    )
+
+
+_TOPICS = (*_TOPICS, _options_topic())
 TOPICS: dict[str, Topic] = {t.key: t for t in _TOPICS}
 
 _ALIASES = {
@@ -300,6 +329,7 @@ _ALIASES = {
     "filipino": "filipino-16",
     "hand": "notation",
     "notation": "notation",
+    "option": "options",
 }
 
 

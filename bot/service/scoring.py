@@ -99,6 +99,7 @@ class ScoringService:
         round_wind: int | str = 0,
         win: str | None = None,
         options: Mapping[str, Any] | None = None,
+        renchon: int = 0,
     ) -> ScoreResult:
         """Score one hand (the friendly notation; ``win`` may give the winning part apart).
         Raises ScoringError with the reason: a bad token, an impossible hand, an unknown rule
@@ -120,6 +121,7 @@ class ScoringService:
             (SeatHand(seat_no, parsed.hand),),
             seat_no if parsed.win is not None else None,
             parsed.win,
+            renchon=renchon,
         )
         result = _run(request)
         rules_obj = get_ruleset(ruleset)

@@ -49,7 +49,7 @@ from bot.store.tables_repo import SeatRow
 
 log = logging.getLogger(__name__)
 
-MAX_TIMEOUTS = 2  # consecutive timeouts before a computer player takes the seat
+MAX_TIMEOUTS = 2  # turns timed out in a row before a computer player takes the seat
 COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
 NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
 
@@ -370,8 +370,10 @@ class TableService:
 
     async def _record(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
         """Append one event to the table's log (committed before anyone is answered)."""
+        # Counted only once stored: after a failed write (a busy database) the next event
+        # must take the same number, or the table would be stuck until a restart.
+        await self.store.append_event(table.id, table.seq + 1, kind, payload)
         table.seq += 1
-        await self.store.append_event(table.id, table.seq, kind, payload)
 
     async def _save_seats(self, table: LiveTable) -> None:
         """Who sits where, in the store's seats table: a projection of the events for look-ups
@@ -522,6 +524,7 @@ class TableService:
     async def cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
         table = self._lobby(table_id)
         async with table.lock:
+            self._lobby(table_id)  # a Start pressed at the same moment may have come first
             if user_id != table.host_id and not can_manage:
                 raise TableError("Only the host (or someone with Manage Server) can cancel.")
             await self._close(table, "cancelled")
@@ -691,9 +694,10 @@ class TableService:
             await asyncio.sleep(self.computer_delay)
             async with table.lock:
                 current = table.state
-                if current is None or current.move != state.move:
-                    return True
                 seat = automatic[0]
+                # The member may have taken the seat back while the computer was thinking.
+                if current is None or current.move != state.move or not table.plays_itself(seat):
+                    return True
                 action = computer_action(current, seat)
                 await self._apply(table, action)
             return True
@@ -739,8 +743,11 @@ class TableService:
                     action = timeout_action(state, seat)
                 if action is not None:
                     player = table.player_at(seat)
+                    turn = state is not None and state.phase == "play"
                     await self._apply(table, action)
-                    if player is not None and not player.computer:
+                    # Only a missed turn counts towards the take-over: letting a claim go
+                    # by is a pass, and a teaching table (no turn timer) keeps its players.
+                    if turn and player is not None and not player.computer:
                         player.timeouts += 1
                         if player.timeouts >= MAX_TIMEOUTS and not player.away:
                             await self._set_away(table, seat, True)
@@ -806,13 +813,19 @@ class TableService:
     async def end(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
         table = self.get(table_id)
         async with table.lock:
+            # A second /mahjong end, or the game's own end, may have closed it meanwhile.
+            self.get(table_id)
             if user_id != table.host_id and not can_manage:
                 raise TableError("Only the host (or someone with Manage Server) can end it.")
-            await self._close(table, "finished" if table.status == "playing" else "cancelled")
+            was_lobby = table.status == "lobby"
+            await self._close(table, "cancelled" if was_lobby else "finished")
         if table.runner is not None and table.runner is not asyncio.current_task():
             table.runner.cancel()
         if self.notifier is not None:
-            await self.notifier.game_finished(table)
+            if was_lobby:
+                await self.notifier.lobby_changed(table)  # the lobby's buttons go
+            else:
+                await self.notifier.game_finished(table)
         return table
 
     async def _notify_all(self, table: LiveTable, line: str) -> None:

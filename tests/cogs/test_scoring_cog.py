@@ -27,6 +27,25 @@ async def test_score_shows_the_itemised_lines_and_payments(discord_world, start_
     assert card.content_type == "image/png" and card.width > 100
 
 
+async def test_score_takes_the_win_apart_and_options(discord_world, start_bot) -> None:
+    w = discord_world
+    await start_bot()
+    handle = await w.alice.slash(
+        w.channel,
+        "score",
+        hand="123m 456m 789s 55s 22p",
+        win="2p from W",
+        seat="S",
+        options="mahjong_bonus=10",
+    )
+    reply = await handle.reply()
+    assert reply.embeds[0]["title"] == "Mah-Jongg: 12 points"  # Example 1 with a bonus of 10
+    for options, expected in (("bogus=1", "unknown option 'bogus'"), ("limit", "name=value")):
+        handle = await w.bob.slash(w.channel, "score", hand=EXAMPLE_1, options=options)
+        reply = await handle.reply()
+        assert reply.ephemeral and expected in reply.content.lower()
+
+
 @pytest.mark.parametrize(
     ("hand", "expected"),
     [

@@ -31,6 +31,8 @@ async def test_updates_are_validated_and_persist(
     assert updated.options == {"limit": 600, "washing": False}
     assert updated.allowed_channels == (10, 11)
     assert not updated.allows(12)
+    assert updated.allows(500, parent_id=11)  # a thread of an allowed channel
+    assert not updated.allows(500, parent_id=12)
     fresh = await GuildSettingsService(db).get(1)  # no cache: read back from SQLite
     assert fresh == updated
     other = await fresh_service(db).get(2)

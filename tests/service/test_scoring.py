@@ -93,6 +93,12 @@ def test_rules_topics(scoring: ScoringService) -> None:
         scoring.rules_text("poker")
     for ruleset in ("pung-chow", "pung-chow-limit", "filipino-16", "singapore"):
         assert ruleset in TOPICS
+    # /rules options lists every rule set's options with the defaults the engine uses.
+    options = scoring.rules_text("options").text
+    assert "**pung-chow-limit**: `limit`=none, `mahjong_bonus`=10, `flowers`=off, `washing`=on" in (
+        options
+    )
+    assert "`maximum`=2000" in options
 
 
 # -- /settle ---------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ class MemoryStore:
         return table_id
 
     async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None:
+        await asyncio.sleep(0)  # a real write lets other tasks run meanwhile
         log = self.events[table_id]
         assert not log or log[-1][0] == seq - 1, "events must be appended in order"
         log.append((seq, kind, dict(payload)))

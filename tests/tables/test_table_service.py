@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from bot.players import decide
-from bot.rules.game import GAME_OVER, legal_actions, view
+from bot.rules.game import GAME_OVER, legal_actions, pending_seats, view
 from bot.rules.rulesets import get_ruleset
 from bot.service.tables import TableError, TableService, control_of
 from tests.tables.fakes import MemoryLedger, MemoryStore, RecordingNotifier, Settings
@@ -180,3 +180,70 @@ async def test_timeouts_hand_the_seat_to_a_computer_until_taken_back() -> None:
     kinds = [kind for _, kind, _ in service.store.events[table.id]]
     assert kinds.count("away") == 2
     await service.stop()
+
+
+async def test_start_and_cancel_at_the_same_moment_do_not_both_happen() -> None:
+    service = make_service()
+    table = await open_table(service, computers=1)
+    results = await asyncio.gather(
+        service.start_game(table.id, ALICE, can_manage=False),
+        service.cancel(table.id, ALICE, can_manage=False),
+        return_exceptions=True,
+    )
+    refused = [r for r in results if isinstance(r, TableError)]
+    assert len(refused) == 1, results
+    kinds = [kind for _, kind, _ in service.store.events[table.id]]
+    assert kinds.count("start") + kinds.count("end") == 1, kinds
+
+
+async def test_two_ends_at_the_same_moment_end_the_table_once() -> None:
+    service = make_service()
+    table = await open_table(service)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    results = await asyncio.gather(
+        service.end(table.id, ALICE, can_manage=False),
+        service.end(table.id, BOB, can_manage=True),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, TableError) for r in results) == 1, results
+    kinds = [kind for _, kind, _ in service.store.events[table.id]]
+    assert kinds.count("end") == 1
+
+
+async def test_a_seat_taken_back_is_not_played_by_the_computer_any_more() -> None:
+    """The computer player was thinking for an away member when they took the seat back: it
+    must not move for them after the take-back was answered."""
+    service = make_service()
+    service.computer_delay = 0.05
+    table = await open_table(service, computers=3, turn=0)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    seat = table.seat_of_user(ALICE)
+    await settle(service, table)
+    while seat not in pending_seats(table.state):
+        await asyncio.sleep(0.01)
+    async with table.lock:
+        await service._set_away(table, seat, True)
+    service._kick(table)
+    await asyncio.sleep(0.01)  # the runner is now thinking for her seat
+    move = table.state.move
+    await service.take_back(table.id, ALICE)
+    await asyncio.sleep(0.15)
+    assert table.state.move == move and seat in pending_seats(table.state)
+    await service.end(table.id, ALICE, can_manage=False)
+
+
+async def test_a_failed_write_does_not_wedge_the_table() -> None:
+    service = make_service()
+    table = await open_table(service, computers=2)
+    store = service.store
+    real = store.append_event
+
+    async def busy(*args, **kwargs):
+        raise OSError("database is locked")
+
+    store.append_event = busy
+    with pytest.raises(OSError):
+        await service.add_computer(table.id, ALICE)
+    store.append_event = real
+    await service.add_computer(table.id, ALICE)  # the next event takes the number in turn
+    assert [seq for seq, _, _ in store.events[table.id]] == list(range(1, 5))
