@@ -39,6 +39,21 @@ def _can_manage(interaction: discord.Interaction) -> bool:
     return bool(perms and (perms.manage_guild or perms.administrator))
 
 
+def _missing_permissions(interaction: discord.Interaction) -> list[str]:
+    """What the bot lacks in the channel to show a table: without these the lobby would
+    answer, then the table image and the log could never be posted or edited."""
+    perms = interaction.app_permissions
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needed = (
+        ("view_channel", "View Channel"),
+        ("send_messages_in_threads" if in_thread else "send_messages", "Send Messages"),
+        ("embed_links", "Embed Links"),
+        ("attach_files", "Attach Files"),
+        ("read_message_history", "Read Message History"),
+    )
+    return [label for name, label in needed if not getattr(perms, name, False)]
+
+
 def _display_name(user: discord.abc.User) -> str:
     return getattr(user, "display_name", None) or user.name
 
@@ -97,6 +112,15 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
+        missing = _missing_permissions(interaction)
+        if missing:
+            await _refuse(
+                interaction,
+                "I cannot run a table here: I need "
+                + ", ".join(f"**{name}**" for name in missing)
+                + " in this channel. Ask someone who manages the server, or use another channel.",
+            )
+            return
         parent_id = getattr(interaction.channel, "parent_id", None)  # a thread's channel
         if not defaults.allows(interaction.channel_id, parent_id):
             channels = ", ".join(f"<#{c}>" for c in defaults.allowed_channels)

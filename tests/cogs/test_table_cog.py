@@ -121,3 +121,22 @@ async def test_a_late_join_and_a_foreign_leave_are_refused(
         f"SELECT user_id, is_computer FROM seats WHERE table_id = {opened.table_id}",
     )
     assert sorted(seats, key=str) == [(None, 1)] * 4
+
+
+async def test_a_channel_where_the_bot_cannot_post_images_is_refused(
+    fake_discord, discord_world, run_bot, tmp_path: Path
+) -> None:
+    from fakediscord.state import Perm
+    from fakediscord.world import BOT_PERMISSIONS
+
+    w = discord_world
+    role = next(r for r in w.guild.roles.values() if r.permissions == BOT_PERMISSIONS)
+    quiet = fake_discord.create_text_channel(
+        w.guild,
+        "no-files",
+        overwrites=[{"id": role.id, "type": 0, "allow": "0", "deny": str(int(Perm.ATTACH_FILES))}],
+    )
+    await start_bot(run_bot, tmp_path)
+    handle = await w.alice.slash(quiet, "mahjong new")
+    await private(handle, w.alice, "Attach Files")
+    assert stored(tmp_path / "db.sqlite3", "SELECT COUNT(*) FROM tables") == [(0,)]
