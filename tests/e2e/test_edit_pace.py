@@ -1,0 +1,51 @@
+"""The table image at the bot's real pace: however fast the moves come (here computer players
+that do not wait, and a member who presses at once), the table message is edited at most
+about once per 1.2 s (counted from the start of the previous edit), within Discord's limit of five edits per
+five seconds in a channel."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from tests.e2e.checks import events_of
+from tests.e2e.harness import make_bot, open_table, standings_posted
+from tests.e2e.players import SimPlayer
+
+
+@pytest.mark.slow
+async def test_quick_moves_are_coalesced_into_few_table_edits(
+    discord_world, run_bot, tmp_path
+) -> None:
+    w = discord_world
+    bot = await run_bot.start(make_bot(tmp_path))
+    tables = bot.services.tables
+    tables.computer_delay = 0  # moves as fast as the bot can make them
+    tables.next_hand_delay = 0.05
+    opened = await open_table(w, w.alice, computer_players=3, hands=1)
+    alice = SimPlayer(w.alice, w.channel)
+    await alice.play(lambda: standings_posted(w.alice, w.channel), timeout=120)
+    await tables.notifier.drain()
+
+    table_message = next(
+        m for m in w.carol.messages(w.channel) if m.id == tables_message_id(tmp_path, opened)
+    )
+    edits = sorted(datetime.fromisoformat(v.replaced_at) for v in table_message.history)
+    moves = sum(
+        1 for kind, _ in events_of(tmp_path / "db.sqlite3", opened.table_id) if kind == "action"
+    )
+    assert moves > 2 * len(edits), (moves, len(edits))  # coalesced, not one edit per move
+    for i in range(len(edits) - 5):
+        window = (edits[i + 5] - edits[i]).total_seconds()
+        assert window >= 5.0, f"six edits within {window:.2f} s"
+
+
+def tables_message_id(tmp_path, opened) -> int:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        (message_id,) = db.execute(
+            "SELECT message_id FROM tables WHERE id = ?", (opened.table_id,)
+        ).fetchone()
+    return message_id
