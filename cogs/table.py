@@ -95,6 +95,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         turn_seconds="Seconds to discard (0: no timer)",
         claim_seconds="Seconds to claim a discard",
         hands="Number of hands (default: one set of four rounds)",
+        sets="Number of sets of four rounds (instead of a number of hands)",
         options="More rule-set options as name=value, e.g. mahjong_bonus=20 (see /rules options)",
     )
     @app_commands.choices(rules=RULE_CHOICES)
@@ -108,6 +109,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         turn_seconds: app_commands.Range[int, 0, 600] | None = None,
         claim_seconds: app_commands.Range[int, 5, 120] | None = None,
         hands: app_commands.Range[int, 1, 64] | None = None,
+        sets: app_commands.Range[int, 1, 4] | None = None,
         options: app_commands.Range[str, 1, 300] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -146,6 +148,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             turn_seconds=defaults.turn_seconds if turn_seconds is None else turn_seconds,
             claim_seconds=defaults.claim_seconds if claim_seconds is None else claim_seconds,
             hands=hands,
+            sets=sets,
         )
         await interaction.response.send_message(
             embed=self.notifier.lobby_embed(table), view=controls.lobby_view(table.id)

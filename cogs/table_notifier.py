@@ -173,7 +173,12 @@ class DiscordTableNotifier:
         )
         options = ", ".join(f"{k}={v}" for k, v in table.options.items())
         timer = f"{table.turn_seconds}s a turn" if table.turn_seconds else "no turn timer"
-        length = f"{table.hands} hands" if table.hands else "one set (four rounds)"
+        if table.hands:
+            length = f"{table.hands} hands"
+        elif table.sets and table.sets > 1:
+            length = f"{table.sets} sets (four rounds each)"
+        else:
+            length = "one set (four rounds)"
         embed.add_field(name="Options", value=options or "defaults", inline=False)
         embed.add_field(name="Pace", value=f"{timer}, {table.claim_seconds}s to claim; {length}")
         embed.set_footer(text=f"Table {table.id}")

@@ -45,10 +45,14 @@ from bot.rules.game.state import GameState, HandResult
 from bot.rules.rulesets import get_ruleset
 from bot.rules.tiles import WIND_NAMES
 from bot.service.computer import computer_action
-from bot.store.tables_repo import SeatRow
+from bot.store.tables_repo import ChannelBusy, SeatRow
 
 log = logging.getLogger(__name__)
 
+CHANNEL_BUSY = (
+    "This channel already has a table. Finish it (or /mahjong end) first, or open one in "
+    "another channel or thread."
+)
 MAX_TIMEOUTS = 2  # turns timed out in a row before a computer player takes the seat
 COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
 NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
@@ -83,6 +87,7 @@ class LiveTable:
     turn_seconds: int
     claim_seconds: int
     hands: int | None
+    sets: int | None = None  # with hands None: this many sets (None: one)
     players: list[Player] = field(default_factory=list)
     status: str = "lobby"
     seed: str = ""
@@ -324,6 +329,7 @@ class TableService:
             turn_seconds=row["turn_seconds"],
             claim_seconds=row["claim_seconds"],
             hands=row["hands"],
+            sets=row.get("sets"),
             message_id=row.get("message_id"),
             status="lobby",
         )
@@ -364,7 +370,7 @@ class TableService:
             table.options,
             table.seed,
             players=len(table.players),
-            sets=None if table.hands else 1,
+            sets=None if table.hands else (table.sets or 1),
             hands=table.hands,
         )
 
@@ -418,12 +424,12 @@ class TableService:
         turn_seconds: int,
         claim_seconds: int,
         hands: int | None,
+        sets: int | None = None,
     ) -> LiveTable:
         if self.in_channel(channel_id) is not None:
-            raise TableError(
-                "This channel already has a table. Finish it (or /mahjong end) first, or open "
-                "one in another channel or thread."
-            )
+            raise TableError(CHANNEL_BUSY)
+        if hands and sets:
+            raise TableError("Choose a number of hands or of sets, not both.")
         rules = get_ruleset(ruleset)
         resolved = dict(rules.options(options))
         if not 0 <= computer_players <= 3:
@@ -438,8 +444,12 @@ class TableService:
             turn_seconds=turn_seconds,
             claim_seconds=claim_seconds,
             hands=hands,
+            sets=sets,
         )
-        table.id = await self.store.create_table(table)
+        try:
+            table.id = await self.store.create_table(table)
+        except ChannelBusy:  # another /mahjong new here at the same moment came first
+            raise TableError(CHANNEL_BUSY) from None
         self.tables[table.id] = table
         self.by_channel[channel_id] = table.id
         async with table.lock:

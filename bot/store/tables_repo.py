@@ -61,14 +61,15 @@ class TablesRepository(Repository):
         claim_seconds: int = 15,
         hands_planned: int | None = None,
         seed: str | None = None,
+        sets_planned: int | None = None,
     ) -> int:
         """A new table in the lobby; raises ChannelBusy if the channel has an open one."""
         async with self.transaction():
             try:
                 cursor = await self.execute(
                     "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, options, seed, "
-                    "turn_seconds, claim_seconds, hands_planned, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "turn_seconds, claim_seconds, hands_planned, sets_planned, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         guild_id,
                         channel_id,
@@ -79,6 +80,7 @@ class TablesRepository(Repository):
                         turn_seconds,
                         claim_seconds,
                         hands_planned,
+                        sets_planned,
                         self.now(),
                     ),
                 )
@@ -100,6 +102,7 @@ class TablesRepository(Repository):
             turn_seconds=table.turn_seconds,
             claim_seconds=table.claim_seconds,
             hands_planned=table.hands,
+            sets_planned=table.sets,
             seed=table.seed or None,
         )
 
@@ -122,6 +125,7 @@ class TablesRepository(Repository):
         out = dict(row)
         out["options"] = loads(out["options"], {})
         out["hands"] = out["hands_planned"]
+        out["sets"] = out.get("sets_planned")
         count = await self.fetchone(
             "SELECT COUNT(*) AS n FROM hands WHERE table_id = ?", (out["id"],)
         )

@@ -1,7 +1,7 @@
 """The table image at the bot's real pace: however fast the moves come (here computer players
 that do not wait, and a member who presses at once), the table message is edited at most
-about once per 1.2 s (counted from the start of the previous edit), within Discord's limit of five edits per
-five seconds in a channel."""
+about once per 1.2 s (counted from the start of the previous edit), within Discord's limit
+of five edits per five seconds in a channel."""
 
 from __future__ import annotations
 

@@ -65,6 +65,25 @@ async def test_migrates_from_empty_and_reopens_without_change(db_path: Path) -> 
         await again.close()
 
 
+async def test_a_database_of_an_older_version_is_migrated_keeping_its_rows(db_path: Path) -> None:
+    import sqlite3
+
+    (first, *_rest) = migrations()
+    with sqlite3.connect(db_path) as old:
+        old.executescript(first[2])
+        old.execute("PRAGMA user_version = 1")
+        old.execute(
+            "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, created_at) "
+            "VALUES (1, 10, 100, 'pung-chow', 0)"
+        )
+    db = await open_database(db_path)
+    try:
+        assert await scalar(db, "PRAGMA user_version") == len(migrations()) > 1
+        assert await scalar(db, "SELECT COUNT(*) FROM tables WHERE sets_planned IS NULL") == 1
+    finally:
+        await db.close()
+
+
 async def test_defaults_of_guild_settings(db: aiosqlite.Connection) -> None:
     await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (7, 0)")
     async with db.execute("SELECT * FROM guild_settings WHERE guild_id = 7") as cursor:

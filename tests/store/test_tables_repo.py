@@ -239,3 +239,35 @@ async def test_table_service_plays_restarts_and_settles_on_sqlite(
         assert (await cursor.fetchone())[0] in (0, None)  # computers balance the members
     # Leaderboards name the members from the ledger, without asking Discord.
     assert await ledger.names(1, [ALICE]) == {ALICE: "alice"}
+
+
+async def test_two_tables_opened_in_one_channel_at_once_one_is_refused_clearly(
+    db: aiosqlite.Connection, clock: FakeClock
+) -> None:
+    from bot.service.guild_settings import GuildSettingsService
+    from bot.service.ledger import LedgerService
+    from bot.service.tables import TableError, TableService
+
+    settings = GuildSettingsService(db, clock=clock)
+    service = TableService(
+        None, TablesRepository(db, clock=clock), LedgerService(db, settings, clock=clock), settings
+    )
+
+    def new(host: int):
+        return service.open_table(
+            guild_id=1,
+            channel_id=10,
+            host_id=host,
+            host_name=str(host),
+            ruleset="pung-chow",
+            options={},
+            computer_players=1,
+            turn_seconds=0,
+            claim_seconds=15,
+            hands=1,
+        )
+
+    results = await asyncio.gather(new(ALICE), new(ALICE + 1), return_exceptions=True)
+    refused = [r for r in results if isinstance(r, Exception)]
+    assert len(refused) == 1 and isinstance(refused[0], TableError), results
+    assert "already has a table" in str(refused[0])

@@ -29,6 +29,7 @@ class MemoryStore:
             "turn_seconds": table.turn_seconds,
             "claim_seconds": table.claim_seconds,
             "hands": table.hands,
+            "sets": table.sets,
             "status": "lobby",
             "message_id": None,
         }

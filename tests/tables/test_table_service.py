@@ -247,3 +247,40 @@ async def test_a_failed_write_does_not_wedge_the_table() -> None:
     store.append_event = real
     await service.add_computer(table.id, ALICE)  # the next event takes the number in turn
     assert [seq for seq, _, _ in store.events[table.id]] == list(range(1, 5))
+
+
+async def test_a_table_for_two_sets_plays_two_sets() -> None:
+    service = make_service()
+    table = await service.open_table(
+        guild_id=1,
+        channel_id=10,
+        host_id=ALICE,
+        host_name="alice",
+        ruleset="pung-chow",
+        options={},
+        computer_players=3,
+        turn_seconds=0,
+        claim_seconds=15,
+        hands=None,
+        sets=2,
+    )
+    await service.start_game(table.id, ALICE, can_manage=False)
+    assert (table.state.config.sets, table.state.config.hands) == (2, None)
+    rebuilt = make_service(service.store)
+    await rebuilt.start()
+    assert rebuilt.get(table.id).state.config.sets == 2  # kept across a restart
+    await rebuilt.stop()
+    with pytest.raises(TableError, match="hands or of sets"):
+        await service.open_table(
+            guild_id=1,
+            channel_id=11,
+            host_id=BOB,
+            host_name="bob",
+            ruleset="pung-chow",
+            options={},
+            computer_players=3,
+            turn_seconds=0,
+            claim_seconds=15,
+            hands=4,
+            sets=1,
+        )
