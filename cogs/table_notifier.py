@@ -274,6 +274,8 @@ class DiscordTableNotifier:
                 f"{line.name}: {'x' + str(2**line.doubles) if line.doubles else line.points}"
                 for line in score.lines[:12]
             ]
+            if len(score.lines) > 12:  # the card above shows them all
+                lines.append(f"... {len(score.lines) - 12} more on the card")
             value = "\n".join(lines) + f"\n**{score.total}**" if lines else "0"
             embed.add_field(name=names[seat], value=value[:1024], inline=True)
         paid = "\n".join(
