@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import math
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -319,8 +320,10 @@ class DiscordTableNotifier:
         if player is not None and player.away:
             text = header + "A computer player is keeping your seat warm."
         elif status:
-            seconds = table.turn_seconds if seen.phase == "play" else table.claim_seconds
-            timer = f" You have {seconds} s." if seconds else ""
+            deadline = self.service.deadline(table, seat)
+            # Discord shows <t:...:R> as a live countdown ("in 12 seconds") in each reader's
+            # client; the timer itself runs out at the same moment.
+            timer = f" Time runs out <t:{math.ceil(deadline)}:R>." if deadline else ""
             last = ""
             if seen.phase == "claim" and seen.last_discard is not None:
                 who, tile = seen.last_discard

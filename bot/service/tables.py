@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -99,6 +100,8 @@ class LiveTable:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timers: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
     timer_moves: dict[int, int] = field(default_factory=dict)  # the move each timer is for
+    # seat -> (move, wall-clock time): when the seat's time for that move runs out
+    deadlines: dict[int, tuple[int, float]] = field(default_factory=dict)
     runner: asyncio.Task[Any] | None = None
 
     def player_at(self, seat: int) -> Player | None:
@@ -714,6 +717,24 @@ class TableService:
         self._arm_timers(table)
         return False
 
+    def deadline(self, table: LiveTable, seat: int) -> float | None:
+        """When the seat's time to answer the move it is asked about runs out (wall clock,
+        for Discord's countdown), or None if it has no timer. Fixed when first asked for, so
+        the countdown shown and the timer agree, and a re-drawn DM shows the same time."""
+        state = table.state
+        if state is None or seat not in pending_seats(state) or table.plays_itself(seat):
+            return None
+        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
+        if seconds <= 0 and state.phase == "play":
+            return None
+        move = table.controls_move
+        known = table.deadlines.get(seat)
+        if known is not None and known[0] == move:
+            return known[1]
+        deadline = time.time() + (seconds or table.claim_seconds or 15)
+        table.deadlines[seat] = (move, deadline)
+        return deadline
+
     def _arm_timers(self, table: LiveTable) -> None:
         """A timer for each member the table waits for, for the move they are asked about
         (a claim window counts as one move: others answering does not restart it). A timer
@@ -721,14 +742,12 @@ class TableService:
         state = table.state
         if state is None:
             return
-        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
-        if seconds <= 0 and state.phase == "play":
-            return
-        seconds = seconds or table.claim_seconds or 15
         move = table.controls_move
         for seat in pending_seats(state):
-            if table.plays_itself(seat):
+            deadline = self.deadline(table, seat)
+            if deadline is None:
                 continue
+            seconds = max(0.0, deadline - time.time())
             existing = table.timers.get(seat)
             if existing is not None and not existing.done():
                 if table.timer_moves.get(seat) == move:

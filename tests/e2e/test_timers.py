@@ -1,6 +1,7 @@
 """Timers: a member who lets the timer run out is moved on for (the drawn tile discarded, the
-claim passed) after exactly the table's seconds; after two timeouts in a row a computer player
-keeps the seat until they press "Take my seat back", and the table never waits for them."""
+claim passed) after exactly the table's seconds; after two missed turns in a row a computer
+player keeps the seat until they press "Take my seat back", and the table never waits for
+them."""
 
 from __future__ import annotations
 
@@ -72,10 +73,19 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
                 asked = None
             if key is not None and asked is None:
                 asked = (key, snap.at)
-        assert len(waited) >= 2, waited
-        for phase, seconds in waited[:2]:
-            limit = TURN if phase == "play" else CLAIM
-            assert limit - 0.2 <= seconds <= limit + 0.6, f"waited {waited} for {TURN}/{CLAIM} s"
+        # Up to the take-over: her turns took the table's seconds; a claim window never
+        # outlasted its seconds (it may close sooner: a Mah-Jongg or a pung elsewhere beats
+        # her claim). Two missed turns, not claims, hand the seat over.
+        turns = [seconds for phase, seconds in waited if phase == "play"]
+        assert len(turns) >= 2, waited
+        for seconds in turns[:2]:
+            assert TURN - 0.2 <= seconds <= TURN + 0.6, f"waited {waited} for {TURN}/{CLAIM} s"
+        plays = 0
+        for phase, seconds in waited:
+            assert seconds <= (TURN if phase == "play" else CLAIM) + 0.6, waited
+            plays += phase == "play"
+            if plays == 2:
+                break
 
         # The computer player moves for her seat while she is away.
         moved = len(events_of(db, opened.table_id))

@@ -5,6 +5,7 @@ every open table from its event log."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -284,3 +285,20 @@ async def test_a_table_for_two_sets_plays_two_sets() -> None:
             hands=4,
             sets=1,
         )
+
+
+async def test_the_countdown_shown_is_when_the_timer_runs_out() -> None:
+    service = make_service()
+    table = await open_table(service, computers=3, turn=1, claim=1)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    seat = table.seat_of_user(ALICE)
+    while seat not in pending_seats(table.state):
+        await asyncio.sleep(0.01)
+    deadline = service.deadline(table, seat)
+    assert deadline is not None and deadline == service.deadline(table, seat)
+    move = table.state.move
+    while table.state.move == move:
+        await asyncio.sleep(0.01)
+    assert abs(time.time() - deadline) < 0.3  # the move was made for her when it said
+    assert service.deadline(table, (seat + 1) % 4) is None  # computer players have no timer
+    await service.end(table.id, ALICE, can_manage=False)
