@@ -13,10 +13,11 @@ resumes every table exactly where it was.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -476,10 +477,16 @@ class TableService:
             raise TableError("This table has already started.")
         return table
 
-    async def join(self, table_id: int, user_id: int, name: str) -> LiveTable:
+    @contextlib.asynccontextmanager
+    async def _in_lobby(self, table_id: int) -> AsyncIterator[LiveTable]:
+        """The table, still in its lobby, under its lock: checked again once the lock is
+        held, since a Start, Cancel or end pressed at the same moment may have come first."""
         table = self._lobby(table_id)
         async with table.lock:
-            self._lobby(table_id)
+            yield self._lobby(table_id)
+
+    async def join(self, table_id: int, user_id: int, name: str) -> LiveTable:
+        async with self._in_lobby(table_id) as table:
             if table.is_seated(user_id):
                 raise TableError("You are already at this table.")
             if len(table.players) >= 4:
@@ -489,9 +496,7 @@ class TableService:
         return table
 
     async def unjoin(self, table_id: int, user_id: int) -> LiveTable:
-        table = self._lobby(table_id)
-        async with table.lock:
-            self._lobby(table_id)
+        async with self._in_lobby(table_id) as table:
             if not table.is_seated(user_id):
                 raise TableError("You are not at this table.")
             if user_id == table.host_id:
@@ -503,9 +508,7 @@ class TableService:
         return table
 
     async def add_computer(self, table_id: int, user_id: int) -> LiveTable:
-        table = self._lobby(table_id)
-        async with table.lock:
-            self._lobby(table_id)
+        async with self._in_lobby(table_id) as table:
             if not table.is_seated(user_id):
                 raise TableError("Only players at the table can add a computer player.")
             if len(table.players) >= 4:
@@ -515,9 +518,7 @@ class TableService:
         return table
 
     async def start_game(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
-        table = self._lobby(table_id)
-        async with table.lock:
-            self._lobby(table_id)
+        async with self._in_lobby(table_id) as table:
             if user_id != table.host_id and not can_manage:
                 raise TableError("Only the host (or someone with Manage Server) can start.")
             if len(table.players) < 2:
@@ -535,9 +536,7 @@ class TableService:
         return table
 
     async def cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
-        table = self._lobby(table_id)
-        async with table.lock:
-            self._lobby(table_id)  # a Start pressed at the same moment may have come first
+        async with self._in_lobby(table_id) as table:
             if user_id != table.host_id and not can_manage:
                 raise TableError("Only the host (or someone with Manage Server) can cancel.")
             await self._close(table, "cancelled")

@@ -26,18 +26,17 @@ def make_service(store: MemoryStore | None = None, ledger: MemoryLedger | None =
     return service
 
 
-async def open_table(service, *, computers=3, hands=2, rules="pung-chow", turn=0, claim=15):
+async def open_table(service, *, computers=3, hands=2, rules="pung-chow", turn=0, claim=15, **more):
+    given = dict(channel_id=10, host_id=ALICE, host_name="alice") | more
     return await service.open_table(
         guild_id=1,
-        channel_id=10,
-        host_id=ALICE,
-        host_name="alice",
         ruleset=rules,
         options={},
         computer_players=computers,
         turn_seconds=turn,
         claim_seconds=claim,
         hands=hands,
+        **given,
     )
 
 
@@ -252,19 +251,7 @@ async def test_a_failed_write_does_not_wedge_the_table() -> None:
 
 async def test_a_table_for_two_sets_plays_two_sets() -> None:
     service = make_service()
-    table = await service.open_table(
-        guild_id=1,
-        channel_id=10,
-        host_id=ALICE,
-        host_name="alice",
-        ruleset="pung-chow",
-        options={},
-        computer_players=3,
-        turn_seconds=0,
-        claim_seconds=15,
-        hands=None,
-        sets=2,
-    )
+    table = await open_table(service, hands=None, sets=2)
     await service.start_game(table.id, ALICE, can_manage=False)
     assert (table.state.config.sets, table.state.config.hands) == (2, None)
     rebuilt = make_service(service.store)
@@ -272,19 +259,7 @@ async def test_a_table_for_two_sets_plays_two_sets() -> None:
     assert rebuilt.get(table.id).state.config.sets == 2  # kept across a restart
     await rebuilt.stop()
     with pytest.raises(TableError, match="hands or of sets"):
-        await service.open_table(
-            guild_id=1,
-            channel_id=11,
-            host_id=BOB,
-            host_name="bob",
-            ruleset="pung-chow",
-            options={},
-            computer_players=3,
-            turn_seconds=0,
-            claim_seconds=15,
-            hands=4,
-            sets=1,
-        )
+        await open_table(service, hands=4, sets=1, channel_id=11, host_id=BOB)
 
 
 async def test_the_countdown_shown_is_when_the_timer_runs_out() -> None:
