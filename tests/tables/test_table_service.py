@@ -163,7 +163,8 @@ async def test_every_open_table_is_rebuilt_from_its_events() -> None:
 
 async def test_timeouts_hand_the_seat_to_a_computer_until_taken_back() -> None:
     service = make_service()
-    table = await open_table(service, hands=1, turn=1, claim=1)
+    service.computer_delay = 0.005  # the game may not run to its end before she is back
+    table = await open_table(service, hands=3, turn=1, claim=1)
     table.turn_seconds = 0.02
     table.claim_seconds = 0.02
     await service.start_game(table.id, ALICE, can_manage=False)
