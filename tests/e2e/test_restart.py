@@ -8,6 +8,7 @@ balanced ledger."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 import time
@@ -106,6 +107,27 @@ class Crashes:
                 used.add(found)
         return table
 
+    async def dms_caught_up(self, timeout: float = 3.0) -> None:
+        """Give the DMs a moment to show the controls of the move the table waits for (they
+        are redrawn a little after each move), so the buttons sent before the coming crash
+        are the current ones and can be pressed after it. Waiting longer proves nothing."""
+
+        def current() -> bool:
+            table = replay(self.db, self.table_id)
+            if table.state is None or table.state.phase not in ("play", "claim"):
+                return True
+            for player in self.players:
+                seat = table.seat_of(player.user.id)
+                if seat in pending_seats(table.state):
+                    dms = player.hand_dms()
+                    moves = {b[3] for b in move_buttons(dms[-1])} if dms else set()
+                    if moves != {table.controls_move}:
+                        return False
+            return True
+
+        with contextlib.suppress(AssertionError):
+            await wait_until(current, timeout, "the DMs to show the current controls", 0.05)
+
     def mark_restart(self) -> tuple[int, float]:
         boundary = self.server.state.snowflakes.next()
         self.boundaries.append(boundary)
@@ -193,6 +215,7 @@ async def play_with_kills(
             check = n % 2 == 0
             if check:
                 await pause(crashes.players)
+                await crashes.dms_caught_up()
             await bot.kill()
             table = crashes.after_kill()
             boundary, since = crashes.mark_restart()
