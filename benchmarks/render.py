@@ -2,7 +2,9 @@
 
 For each image (table 4p, table filipino-16, hand, score card) it times the whole public
 call (compose + encode, tile sprites already cached, as they are after the first image),
-then the same image encoded as a palette PNG and as a plain RGB PNG side by side. Also the
+then the same image encoded as a palette PNG (the fixed palette the bot uses, and an adaptive
+palette learnt from each image) and as a plain RGB PNG side by side, with each palette's
+colour error against the RGB image (mean and share of pixels off by more than 16 levels). Also the
 cold start: the first table with an empty tile cache.
 
     python benchmarks/render.py [--repeats 25] [--seed 7]
@@ -17,7 +19,7 @@ import time
 from collections.abc import Callable
 
 import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
-from PIL import Image
+from PIL import Image, ImageChops
 
 from benchmarks.timing import run_times
 from renderer import render_hand, render_score_card, render_table
@@ -40,6 +42,17 @@ def plain_png(image: Image.Image, level: int, mode: str = "RGB") -> bytes:
     out = io.BytesIO()
     (image if image.mode == mode else image.convert(mode)).save(out, "PNG", compress_level=level)
     return out.getvalue()
+
+
+def colour_error(image: Image.Image, png: bytes) -> tuple[float, float]:
+    """The mean error of the PNG's pixels against ``image`` (the largest of the three
+    channels' differences, 0-255) and the share of pixels off by more than 16."""
+    decoded = Image.open(io.BytesIO(png)).convert("RGB")
+    red, green, blue = ImageChops.difference(image.convert("RGB"), decoded).split()
+    worst = ImageChops.lighter(ImageChops.lighter(red, green), blue).histogram()
+    pixels = sum(worst)
+    mean = sum(level * count for level, count in enumerate(worst)) / pixels
+    return mean, sum(worst[17:]) / pixels
 
 
 def main() -> None:
@@ -99,7 +112,8 @@ def main() -> None:
     ]
     head = (
         f"{'image':<18} {'size':>10} {'total ms':>9} {'KB':>6}   {'compose':>8} "
-        f"{'palette':>8} {'KB':>6}   {'RGBA l1':>7} {'KB':>6}   {'RGB l1':>7} {'KB':>6}   "
+        f"{'palette':>8} {'KB':>6} {'err':>4} {'>16':>5}   {'adaptive':>8} {'KB':>6} {'err':>4} "
+        f"{'>16':>5}   {'RGBA l1':>7} {'KB':>6}   {'RGB l1':>7} {'KB':>6}   "
         f"{'RGB l6':>7} {'KB':>6}  goal"
     )
     print(head)
@@ -112,6 +126,10 @@ def main() -> None:
         t_compose = median_ms(compose, n)
         t_pal = median_ms(lambda image=image: png_bytes(image), n)
         kb_pal = len(png_bytes(image)) / 1024
+        err_pal, off_pal = colour_error(image, png_bytes(image))
+        t_ada = median_ms(lambda image=image: png_bytes(image, adaptive=True), n)
+        kb_ada = len(png_bytes(image, adaptive=True)) / 1024
+        err_ada, off_ada = colour_error(image, png_bytes(image, adaptive=True))
         rgba = image.convert("RGBA")
         t_rgba = median_ms(lambda rgba=rgba: plain_png(rgba, 1, "RGBA"), n)
         kb_rgba = len(plain_png(rgba, 1, "RGBA")) / 1024
@@ -122,13 +140,16 @@ def main() -> None:
         dims = f"{image.width}x{image.height}"
         print(
             f"{name:<18} {dims:>10} {total:>9.1f} {size / 1024:>6.1f}   {t_compose:>8.1f} "
-            f"{t_pal:>8.1f} {kb_pal:>6.1f}   {t_rgba:>7.1f} {kb_rgba:>6.1f}   "
+            f"{t_pal:>8.1f} {kb_pal:>6.1f} {err_pal:>4.2f} {off_pal:>5.2%}   "
+            f"{t_ada:>8.1f} {kb_ada:>6.1f} {err_ada:>4.2f} {off_ada:>5.2%}   "
+            f"{t_rgba:>7.1f} {kb_rgba:>6.1f}   "
             f"{t_rgb1:>7.1f} {kb_rgb1:>6.1f}   "
             f"{t_rgb6:>7.1f} {kb_rgb6:>6.1f}  {goal}"
         )
     print()
     print("total = compose + palette PNG (the public call, tiles cached); the palette, RGBA and")
-    print("RGB columns time the encoding alone (l1/l6: zlib compress_level)")
+    print("RGB columns time the encoding alone (l1/l6: zlib compress_level); err: the mean")
+    print("colour error in levels of 255 (the largest channel's), >16: pixels off by more")
 
 
 if __name__ == "__main__":
