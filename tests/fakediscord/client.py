@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from .commands import CommandError, build_command_data, resolve_channel, resolve_role, resolve_user
 from .commands import Resolved as _Resolved
-from .state import ChannelRecord, InteractionRecord, MessageRecord, RoleRecord, UserRecord
+from .state import (
+    ChannelRecord,
+    InteractionRecord,
+    MessageRecord,
+    Perm,
+    RoleRecord,
+    UserRecord,
+)
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -344,11 +351,29 @@ class FakeUser:
             out["values"] = [str(v) for v in remaining.pop(custom_id, [])]
         return out
 
+    def threads(self, parent: Any) -> list[ChannelRecord]:
+        """Threads under a channel this user can open (archived ones included, as the
+        client lists them), oldest first."""
+        return [
+            t for t in self.server.threads(parent) if self.server.state.can_see_channel(self.id, t)
+        ]
+
     async def say(self, where: Any, content: str) -> MessageRecord:
-        """Post a plain message (the bot receives MESSAGE_CREATE, subject to intents)."""
+        """Post a plain message (the bot receives MESSAGE_CREATE, subject to intents).
+
+        In a thread it needs Send Messages in Threads, and an archived thread is unarchived
+        by it (a locked one refuses, unless the user has Manage Threads), as in the client.
+        """
         channel = self._channel(where)
         if not content:
             raise CommandError("cannot send an empty message")
+        if not channel.is_dm:
+            perms = self.server.state.permissions_in(self.id, channel)
+            need = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
+            if channel.is_thread and channel.locked:
+                need |= Perm.MANAGE_THREADS
+            if perms & need != need:
+                raise CommandError(f"{self.name} may not post in {channel.name}")
         return await self.server.create_message(
             channel, author=self.record, body={"content": content}, uploads={}
         )

@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
+from .lifecycle import ARCHIVE_DURATIONS
 from .state import (
     ChannelRecord,
     ChannelType,
@@ -246,6 +247,8 @@ class RestApi:
             ("GET", "/guilds/{guild}/roles", self.get_guild_roles, bot),
             ("GET", "/guilds/{guild}/members/{user}", self.get_member, bot),
             ("GET", "/channels/{channel}", self.get_channel, bot),
+            ("PATCH", "/channels/{channel}", self.patch_channel, bot),
+            ("DELETE", "/channels/{channel}", self.delete_channel, bot),
             ("GET", "/channels/{channel}/messages", self.list_messages, bot),
             ("POST", "/channels/{channel}/messages", self.post_message, bot),
             ("GET", "/channels/{channel}/messages/{message}", self.get_message, bot),
@@ -375,7 +378,7 @@ class RestApi:
     def _channel(self, call: Call, *, need: int = Perm.VIEW_CHANNEL) -> ChannelRecord:
         channel = self.state.channels.get(call.int_param("channel"))
         bot_id = self.state.bot_user.id
-        if channel is None:
+        if channel is None or channel.deleted:
             raise ApiError(404, 10003, "Unknown Channel")
         perms = self.state.permissions_in(bot_id, channel)
         if not perms & Perm.VIEW_CHANNEL:
@@ -383,6 +386,11 @@ class RestApi:
         if perms & need != need:
             raise ApiError(403, 50013, "Missing Permissions")
         return channel
+
+    def _not_archived(self, channel: ChannelRecord) -> None:
+        """Edits, deletes and reactions in an archived thread fail until it is unarchived."""
+        if channel.is_thread and channel.archived:
+            raise ApiError(400, 50083, "Thread is archived")
 
     def _message(self, call: Call, channel: ChannelRecord) -> MessageRecord:
         msg = self.state.messages.get(call.int_param("message"))
@@ -616,8 +624,10 @@ class RestApi:
 
     def _guild(self, call: Call) -> GuildRecord:
         guild = self.state.guilds.get(call.int_param("guild"))
-        if guild is None or self.state.bot_user.id not in guild.members:
+        if guild is None:
             raise ApiError(404, 10004, "Unknown Guild")
+        if self.state.bot_user.id not in guild.members:
+            raise ApiError(403, 50001, "Missing Access")  # removed from it, or never invited
         return guild
 
     async def get_guild(self, call: Call) -> web.Response:
@@ -671,6 +681,8 @@ class RestApi:
             need |= Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
             if call.uploads:
                 need |= Perm.ATTACH_FILES
+            if channel.is_thread and channel.locked:
+                need |= Perm.MANAGE_THREADS  # a locked thread stays archived for others
             self._channel(call, need=need)
         elif (
             channel.recipient is not None and channel.recipient.id in self.server.faults.closed_dms
@@ -704,12 +716,14 @@ class RestApi:
         msg = self._message(call, channel)
         if msg.author.id != self.state.bot_user.id:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        self._not_archived(channel)
         msg = await self.server.edit_message(msg, body=call.body, uploads=call.uploads)
         return json_response(200, msg.payload())
 
     async def delete_message(self, call: Call) -> web.Response:
         channel = self._channel(call)
         msg = self._message(call, channel)
+        self._not_archived(channel)
         if msg.author.id != self.state.bot_user.id and not (
             self.state.permissions_in(self.state.bot_user.id, channel) & Perm.MANAGE_MESSAGES
         ):
@@ -720,6 +734,7 @@ class RestApi:
     async def add_reaction(self, call: Call) -> web.Response:
         channel = self._channel(call, need=Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
         msg = self._message(call, channel)
+        self._not_archived(channel)
         emoji = unquote(call.params["emoji"])
         if ":" in emoji:
             name, _, emoji_id = emoji.partition(":")
@@ -732,6 +747,7 @@ class RestApi:
     async def remove_reaction(self, call: Call) -> web.Response:
         channel = self._channel(call)
         msg = self._message(call, channel)
+        self._not_archived(channel)
         await self.server.react(msg, self.state.bot_user, unquote(call.params["emoji"]), add=False)
         return no_content()
 
@@ -741,47 +757,134 @@ class RestApi:
         return no_content()
 
     async def create_thread(self, call: Call) -> web.Response:
+        """Start a thread: from a message (public, the thread takes the message's id) or
+        without one (`type` 11 public or 12 private; Discord's default is private)."""
         channel = self._channel(call)
         if channel.is_dm or channel.is_thread:
             raise ApiError(400, 50024, "Cannot execute action on this channel type", problem=True)
-        guild = self.state.guild_of(channel)
-        assert guild is not None
         name = call.body.get("name") or ""
+        errors = []
         if not 1 <= len(name) <= 100:
-            raise invalid_form(["name: thread names must be 1-100 characters"])
-        thread_type = int(call.body.get("type") or ChannelType.PUBLIC_THREAD)
+            errors.append("name: thread names must be 1-100 characters")
+        duration = call.body.get("auto_archive_duration")
+        if duration is None:
+            duration = 4320
+        if duration not in ARCHIVE_DURATIONS:
+            errors.append(f"auto_archive_duration: must be one of {ARCHIVE_DURATIONS}")
+        from_message = "message" in call.params
+        thread_type = ChannelType.PUBLIC_THREAD
+        if not from_message:
+            thread_type = int(call.body.get("type") or ChannelType.PRIVATE_THREAD)
+            if thread_type not in (ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD):
+                errors.append(f"type: {thread_type} is not a thread type")
+        if errors:
+            raise invalid_form(errors)
         need = Perm.VIEW_CHANNEL | (
             Perm.CREATE_PRIVATE_THREADS
             if thread_type == ChannelType.PRIVATE_THREAD
             else Perm.CREATE_PUBLIC_THREADS
         )
+        if from_message:
+            need |= Perm.READ_MESSAGE_HISTORY
         self._channel(call, need=need)
-        thread_id = None
-        if "message" in call.params:
+        starter_id = None
+        if from_message:
             source = self._message(call, channel)
-            if source.id in self.state.channels:
+            if source.thread is not None:
                 raise ApiError(400, 160004, "A thread has already been created for this message")
-            thread_id = source.id
-            thread_type = ChannelType.PUBLIC_THREAD
-        thread = self.state.create_channel(
-            guild,
+            starter_id = source.id
+        thread = await self.server.lifecycle.create_thread(
+            channel,
             name,
-            type=thread_type,
-            parent_id=channel.id,
-            owner_id=self.state.bot_user.id,
-            channel_id=thread_id,
+            owner=self.state.bot_user,
+            thread_type=thread_type,
+            auto_archive_duration=int(duration),
+            starter_id=starter_id,
+            invitable=bool(call.body.get("invitable", True)),
         )
-        payload = thread.payload()
-        await self.server.gateway.dispatch(
-            "THREAD_CREATE", {**payload, "newly_created": True}, intent=1
-        )
-        return json_response(201, payload)
+        return json_response(201, thread.payload())
 
     async def join_thread(self, call: Call) -> web.Response:
         channel = self._channel(call)
         if not channel.is_thread:
             raise ApiError(400, 50024, "Cannot execute action on this channel type", problem=True)
+        if channel.archived:
+            raise ApiError(400, 50083, "Thread is archived")
+        member = call.params["member"]
+        user_id = self.state.bot_user.id if member == "@me" else int(member)
+        channel.thread_members.add(user_id)
         return no_content()
+
+    async def patch_channel(self, call: Call) -> web.Response:
+        """Edit a thread (name, archived, locked, auto_archive_duration, invitable) or a
+        guild channel (name, topic; needs Manage Channels)."""
+        channel = self._channel(call)
+        perms = self.state.permissions_in(self.state.bot_user.id, channel)
+        body = call.body
+        if channel.is_dm:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type", problem=True)
+        if not channel.is_thread:
+            allowed = {"name", "topic"}
+            unknown = sorted(set(body) - allowed)
+            if unknown:
+                raise invalid_form([f"fakediscord models only {sorted(allowed)}; got {unknown}"])
+            if not perms & Perm.MANAGE_CHANNELS:
+                raise ApiError(403, 50013, "Missing Permissions")
+            channel.name = body.get("name", channel.name)
+            channel.topic = body.get("topic", channel.topic)
+            await self.server.gateway.dispatch("CHANNEL_UPDATE", channel.payload(), intent=1)
+            return json_response(200, channel.payload())
+        allowed = {"name", "archived", "locked", "auto_archive_duration", "invitable"}
+        unknown = sorted(set(body) - allowed - {"rate_limit_per_user", "flags"})
+        if unknown:
+            raise invalid_form([f"fakediscord models only {sorted(allowed)}; got {unknown}"])
+        manage = bool(perms & Perm.MANAGE_THREADS)
+        owner = channel.owner_id == self.state.bot_user.id
+        if channel.locked and not manage:
+            raise ApiError(403, 50013, "Missing Permissions")
+        if "locked" in body and bool(body["locked"]) != channel.locked and not manage:
+            raise ApiError(403, 50013, "Missing Permissions")
+        if channel.archived and body.get("archived") is not False and not manage:
+            raise ApiError(400, 50083, "Thread is archived")
+        if set(body) & {"name", "auto_archive_duration"} and not (owner or manage):
+            raise ApiError(403, 50013, "Missing Permissions")
+        if "archived" in body and not (perms & Perm.SEND_MESSAGES_IN_THREADS or manage):
+            raise ApiError(403, 50013, "Missing Permissions")
+        errors = []
+        if "name" in body and not 1 <= len(body["name"] or "") <= 100:
+            errors.append("name: thread names must be 1-100 characters")
+        if "auto_archive_duration" in body and body["auto_archive_duration"] not in (
+            ARCHIVE_DURATIONS
+        ):
+            errors.append(f"auto_archive_duration: must be one of {ARCHIVE_DURATIONS}")
+        if errors:
+            raise invalid_form(errors)
+        channel.name = body.get("name", channel.name)
+        channel.auto_archive_duration = int(
+            body.get("auto_archive_duration", channel.auto_archive_duration)
+        )
+        channel.invitable = bool(body.get("invitable", channel.invitable))
+        if "archived" in body or "locked" in body:
+            await self.server.lifecycle.set_archived(
+                channel,
+                archived=bool(body.get("archived", channel.archived)),
+                locked=bool(body.get("locked", channel.locked)),
+            )
+        else:
+            await self.server.lifecycle.update_thread(channel)
+        return json_response(200, channel.payload())
+
+    async def delete_channel(self, call: Call) -> web.Response:
+        """Delete a thread (Manage Threads) or a guild channel (Manage Channels)."""
+        channel = self._channel(call)
+        if channel.is_dm:
+            # Closing a DM: nothing to model beyond answering like Discord.
+            return json_response(200, channel.payload())
+        need = Perm.MANAGE_THREADS if channel.is_thread else Perm.MANAGE_CHANNELS
+        self._channel(call, need=Perm.VIEW_CHANNEL | need)
+        payload = channel.payload()
+        await self.server.lifecycle.delete_channel(channel)
+        return json_response(200, payload)
 
     # -- interactions --------------------------------------------------------------------------
 
@@ -892,6 +995,10 @@ class RestApi:
     def _webhook_interaction(self, call: Call) -> InteractionRecord:
         self._check_app(call)
         rec = self._interaction(call)
+        age = self.server.loop_time() - rec.created_at
+        if age > self.server.interaction_token_lifetime:
+            # Discord: an interaction token is valid for 15 minutes.
+            raise ApiError(401, 50027, "Invalid Webhook Token")
         if not rec.acknowledged:
             raise ApiError(
                 404,

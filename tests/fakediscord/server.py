@@ -21,6 +21,7 @@ from aiohttp import web
 from .client import FakeUser
 from .faults import FaultInjector, FaultRule
 from .gateway import Gateway, Intent
+from .lifecycle import Lifecycle
 from .rest import (
     RequestRecord,
     RestApi,
@@ -76,7 +77,10 @@ class FakeDiscord:
         self.faults = FaultInjector()
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
+        self.lifecycle = Lifecycle(self)
         self.interaction_timeout = 3.0
+        self.interaction_token_lifetime = 15 * 60.0
+        self.clock_offset = 0.0
         self.problems: list[str] = []
         self.unknown_routes: list[str] = []
         self.auth_failures: list[str] = []
@@ -196,8 +200,24 @@ class FakeDiscord:
         self._changed = None
 
     def loop_time(self) -> float:
-        """The event loop clock (interaction deadlines are measured with it)."""
-        return asyncio.get_running_loop().time()
+        """The fake's clock: the event loop's, plus whatever `advance_clock` added.
+
+        Interaction deadlines, token expiry and thread auto-archiving are measured with it.
+        """
+        return asyncio.get_running_loop().time() + self.clock_offset
+
+    def now(self) -> float:
+        """Same as `loop_time()`."""
+        return self.loop_time()
+
+    async def advance_clock(self, seconds: float) -> None:
+        """Let `seconds` pass on the fake's clock at once (the event loop's own time and the
+        bot's timers are untouched): interaction tokens older than 15 minutes expire and
+        threads idle for longer than their auto_archive_duration are archived (THREAD_UPDATE).
+        """
+        self.clock_offset += seconds
+        await self.lifecycle.auto_archive()
+        self.notify()
 
     async def wait_for(
         self, predicate: Callable[[], T], *, timeout: float = 5.0, what: str = "condition"
@@ -263,6 +283,10 @@ class FakeDiscord:
     ) -> ChannelRecord:
         """Add a text channel; overwrites use Discord's shape ({id, type, allow, deny})."""
         return self.state.create_channel(guild, name, overwrites=overwrites)
+
+    def user_record(self, user: UserLike) -> UserRecord:
+        """The UserRecord for a FakeUser, record or id."""
+        return self._user_record(user)
 
     def _user_record(self, user: UserLike) -> UserRecord:
         if isinstance(user, UserRecord):
@@ -422,7 +446,7 @@ class FakeDiscord:
         threads = [
             c.payload()
             for c in self.state.channels.values()
-            if c.guild_id == guild.id and c.is_thread and not c.archived
+            if c.guild_id == guild.id and c.is_thread and not c.archived and not c.deleted
         ]
         return {
             **self.guild_payload(guild),
@@ -542,8 +566,13 @@ class FakeDiscord:
         interaction: InteractionRecord | None = None,
         msg_type: int = 0,
         allow_empty: bool = False,
+        reference: dict[str, Any] | None = None,
     ) -> MessageRecord:
-        """Create a message the way Discord would (validating it first) and dispatch it."""
+        """Create a message the way Discord would (validating it first) and dispatch it.
+
+        A message in a thread is activity there; in an archived thread it unarchives it
+        (callers check first that the author may).
+        """
         flags = int(body.get("flags") or 0) & CREATE_FLAGS
         if interaction is None:
             flags &= ~MessageFlag.EPHEMERAL
@@ -569,7 +598,7 @@ class FakeDiscord:
             flags=flags,
             type=msg_type,
             tts=bool(body.get("tts")),
-            message_reference=body.get("message_reference"),
+            message_reference=reference or body.get("message_reference"),
             member=guild.members.get(author.id) if guild else None,
             mentions=self._mentions(body.get("content") or ""),
         )
@@ -579,6 +608,8 @@ class FakeDiscord:
             msg.interaction_metadata = interaction.metadata()
             msg.webhook_id = self.state.application_id
             msg.application_id = self.state.application_id
+        if channel.is_thread and not ephemeral:
+            await self.lifecycle.touch(channel, author)
         self._register(channel, attachments)
         channel.messages.append(msg)
         self.state.messages[msg.id] = msg
@@ -670,6 +701,11 @@ class FakeDiscord:
         event = "MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE"
         await self.gateway.dispatch(event, data, intent=intent)
         self.notify()
+
+    async def dispatch_message_update(self, msg: MessageRecord) -> None:
+        """MESSAGE_UPDATE for a change Discord makes itself (a thread started from it)."""
+        if not msg.ephemeral and not msg.deleted:
+            await self._dispatch_message("MESSAGE_UPDATE", msg)
 
     async def _dispatch_message(self, event: str, msg: MessageRecord) -> None:
         channel = self.state.channels[msg.channel_id]
@@ -774,9 +810,50 @@ class FakeDiscord:
         return channel
 
     def thread(self, parent: ChannelLike, name: str) -> ChannelRecord:
-        """A thread under `parent` by name (threads are created by the bot)."""
+        """A thread under `parent` by name (the newest, if names repeat; deleted ones too)."""
         parent_rec = self.channel(parent)
-        for ch in self.state.channels.values():
+        for ch in reversed(list(self.state.channels.values())):
             if ch.parent_id == parent_rec.id and ch.name == name:
                 return ch
-        raise AssertionError(f"no thread {name!r} under {parent_rec.name}")
+        names = [t.name for t in self.state.threads_of(parent_rec)]
+        raise AssertionError(f"no thread {name!r} under {parent_rec.name}; it has {names}")
+
+    def threads(self, parent: ChannelLike) -> list[ChannelRecord]:
+        """Threads under a channel that still exist (archived ones included), oldest first."""
+        return self.state.threads_of(self.channel(parent))
+
+    # -- lifecycle: what time and moderators do (see lifecycle.py) -------------------------------
+
+    async def delete_channel(self, channel: ChannelLike) -> None:
+        """Delete a channel (CHANNEL_DELETE; its threads go with it) or a thread
+        (THREAD_DELETE). Later requests for it get 404 10003 Unknown Channel."""
+        await self.lifecycle.delete_channel(self.channel(channel))
+
+    async def archive_thread(self, thread: ChannelLike, *, locked: bool = False) -> None:
+        """Archive (and optionally lock) a thread, as a moderator or inactivity would;
+        THREAD_UPDATE. A message sent to it unarchives it unless it is locked."""
+        await self.lifecycle.set_archived(self.channel(thread), archived=True, locked=locked)
+
+    async def unarchive_thread(self, thread: ChannelLike) -> None:
+        """Unarchive and unlock a thread; THREAD_UPDATE."""
+        await self.lifecycle.set_archived(self.channel(thread), archived=False, locked=False)
+
+    async def set_overwrite(
+        self, channel: ChannelLike, target: Any, *, allow: int = 0, deny: int = 0
+    ) -> None:
+        """Set one permission overwrite (target: a role, the guild for @everyone, or a user;
+        allow=deny=0 removes it); CHANNEL_UPDATE. Requests are then checked against the
+        new effective permissions (403 50001 without View Channel, 50013 otherwise)."""
+        await self.lifecycle.set_overwrite(self.channel(channel), target, allow=allow, deny=deny)
+
+    async def set_overwrites(self, channel: ChannelLike, overwrites: list[dict[str, Any]]) -> None:
+        """Replace a channel's overwrites ({id, type, allow, deny}); CHANNEL_UPDATE."""
+        await self.lifecycle.set_overwrites(self.channel(channel), overwrites)
+
+    async def set_role_permissions(self, role: RoleRecord, permissions: int) -> None:
+        """Change a role's permission bits; GUILD_ROLE_UPDATE."""
+        await self.lifecycle.set_role_permissions(role, permissions)
+
+    async def remove_bot(self, guild: GuildRecord) -> None:
+        """Kick the bot from a guild: GUILD_DELETE; its requests there get 403 50001."""
+        await self.lifecycle.remove_bot(guild)

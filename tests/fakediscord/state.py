@@ -75,6 +75,7 @@ class MessageFlag(enum.IntFlag):
     """Message flag bits the fake interprets."""
 
     SUPPRESS_EMBEDS = 1 << 2
+    HAS_THREAD = 1 << 5
     EPHEMERAL = 1 << 6
     LOADING = 1 << 7
     SUPPRESS_NOTIFICATIONS = 1 << 12
@@ -292,6 +293,7 @@ class MessageRecord:
     deleted: bool = False
     member: MemberRecord | None = None
     mentions: list[UserRecord] = field(default_factory=list)
+    thread: ChannelRecord | None = None  # the thread started from this message, if any
 
     @property
     def ephemeral(self) -> bool:
@@ -362,6 +364,9 @@ class MessageRecord:
             "type": self.type,
             "flags": self.flags,
         }
+        if self.thread is not None and not self.thread.deleted:
+            data["flags"] |= MessageFlag.HAS_THREAD
+            data["thread"] = self.thread.payload()
         if self.reactions:
             data["reactions"] = [
                 {
@@ -410,7 +415,17 @@ class ChannelRecord:
     recipient: UserRecord | None = None
     overwrites: list[dict[str, Any]] = field(default_factory=list)
     messages: list[MessageRecord] = field(default_factory=list)
+    deleted: bool = False
+    # threads only: Discord's thread_metadata, the thread's members, and when it was last
+    # active (on the fake's clock, see FakeDiscord.now) for auto-archiving
     archived: bool = False
+    locked: bool = False
+    invitable: bool = True
+    auto_archive_duration: int = 4320
+    archive_timestamp: str = field(default_factory=iso_now)
+    last_active: float = 0.0
+    thread_members: set[int] = field(default_factory=set)
+    created_at: str = field(default_factory=iso_now)
 
     @property
     def is_thread(self) -> bool:
@@ -452,24 +467,37 @@ class ChannelRecord:
             "flags": 0,
         }
         if self.is_thread:
+            sent = [m for m in self.messages if not m.ephemeral]
             data.update(
                 {
                     "owner_id": str(self.owner_id) if self.owner_id else None,
-                    "member_count": 1,
-                    "message_count": len(self.messages),
-                    "total_message_sent": len(self.messages),
+                    "member_count": min(50, len(self.thread_members)),
+                    "message_count": sum(1 for m in sent if not m.deleted),
+                    "total_message_sent": len(sent),
                     "thread_metadata": {
                         "archived": self.archived,
-                        "auto_archive_duration": 1440,
-                        "archive_timestamp": iso_now(),
-                        "locked": False,
-                        "invitable": True,
+                        "auto_archive_duration": self.auto_archive_duration,
+                        "archive_timestamp": self.archive_timestamp,
+                        "locked": self.locked,
+                        "create_timestamp": self.created_at,
                     },
                 }
             )
+            if self.type == ChannelType.PRIVATE_THREAD:
+                data["thread_metadata"]["invitable"] = self.invitable
             data.pop("permission_overwrites")
             data.pop("position")
+            data.pop("topic")
         return data
+
+    def delete_payload(self) -> dict[str, Any]:
+        """THREAD_DELETE's data: only the ids and type (CHANNEL_DELETE sends `payload()`)."""
+        return {
+            "id": str(self.id),
+            "guild_id": str(self.guild_id),
+            "parent_id": str(self.parent_id),
+            "type": self.type,
+        }
 
 
 @dataclass(eq=False)
@@ -718,12 +746,25 @@ class DiscordState:
         return self.guilds.get(channel.guild_id) if channel.guild_id else None
 
     def can_see_channel(self, user_id: int, channel: ChannelRecord) -> bool:
-        """Whether a user can open this channel at all."""
+        """Whether a user can open this channel at all (a deleted one: nobody)."""
+        if channel.deleted:
+            return False
         if channel.is_dm:
             return user_id == self.bot_user.id or (
                 channel.recipient is not None and channel.recipient.id == user_id
             )
-        return bool(self.permissions_in(user_id, channel) & Perm.VIEW_CHANNEL)
+        perms = self.permissions_in(user_id, channel)
+        if channel.type == ChannelType.PRIVATE_THREAD and user_id not in channel.thread_members:
+            return bool(perms & Perm.MANAGE_THREADS)
+        return bool(perms & Perm.VIEW_CHANNEL)
+
+    def threads_of(self, parent: ChannelRecord) -> list[ChannelRecord]:
+        """Threads under a channel that still exist, oldest first."""
+        return [
+            c
+            for c in self.channels.values()
+            if c.is_thread and c.parent_id == parent.id and not c.deleted
+        ]
 
     def permissions_in(self, user_id: int, channel: ChannelRecord) -> int:
         """A user's permissions in a channel (everything in their own DMs)."""
