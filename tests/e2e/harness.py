@@ -129,10 +129,11 @@ class StateLog:
 @contextlib.contextmanager
 def recording_states() -> Iterator[StateLog]:
     """Record every state the table service reaches (the service's ``apply`` wrapped)."""
-    import bot.service.tables as tables_module
+    import bot.service.tables.events as events_module
+    import bot.service.tables.service as service_module
 
     log = StateLog()
-    original_apply, original_new = tables_module.apply, tables_module.new_game
+    original_apply, original_new = service_module.apply, events_module.new_game
 
     def apply(state: Any, action: Any) -> Any:
         after = original_apply(state, action)
@@ -144,11 +145,14 @@ def recording_states() -> Iterator[StateLog]:
         log.record(state)
         return state
 
-    tables_module.apply, tables_module.new_game = apply, new_game
+    # The service applies moves; replay (events) applies them on start-up and deals.
+    service_module.apply, events_module.new_game = apply, new_game
+    events_module.apply = apply
     try:
         yield log
     finally:
-        tables_module.apply, tables_module.new_game = original_apply, original_new
+        service_module.apply, events_module.new_game = original_apply, original_new
+        events_module.apply = original_apply
 
 
 async def wait_until(predicate: Any, timeout: float, what: str, step: float = 0.02) -> Any:

@@ -56,7 +56,7 @@ def guard_network() -> None:
 
 
 def speed_up() -> None:
-    import bot.service.tables as tables
+    import bot.service.tables.service as tables
     import cogs.table_notifier as notifier
     from bot.app import MahjongBot
 

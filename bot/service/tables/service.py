@@ -16,244 +16,29 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from bot.rules.game import (
-    CLAIM,
-    GAME_OVER,
-    HAND_OVER,
-    Action,
-    Chow,
-    DeclareFuriten,
-    Discard,
-    IllegalAction,
-    Kong,
-    MahJongg,
-    NextHand,
-    Pass,
-    Pung,
-    Riichi,
-    WashTiles,
-    apply,
-    legal_actions,
-    new_game,
-    pending_seats,
-    timeout_action,
-)
+from bot.rules.game import GAME_OVER, Action, IllegalAction, apply, legal_actions
 from bot.rules.game.state import GameState, HandResult
 from bot.rules.rulesets import get_ruleset
-from bot.rules.tiles import WIND_NAMES
-from bot.service.computer import computer_action
+from bot.service.tables.events import action_of, action_payload, describe, new_state, rebuild
+from bot.service.tables.model import LiveTable, Player, TableError
+from bot.service.tables.ports import TableNotifier, TableStore
+from bot.service.tables.timers import TableTimers
 from bot.store.tables_repo import ChannelBusy, SeatRow
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("bot.service.tables")
 
 CHANNEL_BUSY = (
     "This channel already has a table. Finish it (or /mahjong end) first, or open one in "
     "another channel or thread."
 )
-MAX_TIMEOUTS = 2  # turns timed out in a row before a computer player takes the seat
 COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
 NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
 
 
-class TableError(Exception):
-    """Something a user tried that cannot be done; the message is shown to them as is."""
-
-
-@dataclass
-class Player:
-    """Who sits in a place: a member (``user_id``) or a computer player (``user_id`` None)."""
-
-    user_id: int | None
-    name: str
-    away: bool = False  # a computer plays for the member until they take the seat back
-    timeouts: int = 0
-
-    @property
-    def computer(self) -> bool:
-        return self.user_id is None
-
-
-@dataclass(eq=False)
-class LiveTable:
-    id: int
-    guild_id: int
-    channel_id: int
-    host_id: int
-    ruleset: str
-    options: dict[str, Any]
-    turn_seconds: int
-    claim_seconds: int
-    hands: int | None
-    sets: int | None = None  # with hands None: this many sets (None: one)
-    players: list[Player] = field(default_factory=list)
-    status: str = "lobby"
-    seed: str = ""
-    state: GameState | None = None
-    message_id: int | None = None
-    seq: int = 0
-    settled: int = 0  # hand results already posted to the ledger
-    window_move: int | None = None  # the move at which the open claim window opened
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timers: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
-    timer_moves: dict[int, int] = field(default_factory=dict)  # the move each timer is for
-    # seat -> (move, wall-clock time): when the seat's time for that move runs out
-    deadlines: dict[int, tuple[int, float]] = field(default_factory=dict)
-    runner: asyncio.Task[Any] | None = None
-
-    def player_at(self, seat: int) -> Player | None:
-        """The player in a physical seat (None for the dummy of a short table)."""
-        if self.state is None:
-            return None
-        index = self.state.seating.seats[seat]
-        return None if index is None else self.players[index]
-
-    def seat_of_user(self, user_id: int) -> int | None:
-        if self.state is None:
-            return None
-        for seat in range(4):
-            player = self.player_at(seat)
-            if player is not None and player.user_id == user_id:
-                return seat
-        return None
-
-    def is_seated(self, user_id: int) -> bool:
-        return any(p.user_id == user_id for p in self.players)
-
-    def plays_itself(self, seat: int) -> bool:
-        """Whether the seat's moves are made by a computer player (always, or while away)."""
-        player = self.player_at(seat)
-        return player is not None and (player.computer or player.away)
-
-    @property
-    def move(self) -> int:
-        return self.state.move if self.state is not None else 0
-
-    @property
-    def controls_move(self) -> int:
-        """The move a seat's controls are drawn for. In a claim window that is the move the
-        window opened at, for as long as it stays open: another seat's answer (a pass, a
-        computer player's choice) must neither make someone's claim buttons stale nor change
-        them, which would tell that someone else was asked about the discard."""
-        if self.state is not None and self.state.phase == CLAIM and self.window_move is not None:
-            return self.window_move
-        return self.move
-
-    def track_window(self, before: GameState | None, after: GameState) -> None:
-        """Follow the claim window across a move (see ``controls_move``)."""
-        if after.phase != CLAIM or after.claim is None:
-            self.window_move = None
-            return
-        same = (
-            before is not None
-            and before.phase == CLAIM
-            and before.claim is not None
-            and before.deal == after.deal
-            and before.claim.number == after.claim.number
-            and before.claim.discarder == after.claim.discarder
-            and self.window_move is not None
-        )
-        if not same:
-            self.window_move = after.move
-
-
-class TableStore(Protocol):
-    async def create_table(self, table: LiveTable) -> int: ...
-    async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None: ...
-    async def set_status(self, table_id: int, status: str) -> None: ...
-    async def set_message(self, table_id: int, message_id: int | None) -> None: ...
-    async def open_tables(self) -> list[tuple[dict[str, Any], list[tuple[str, dict]]]]: ...
-    async def record_hand(self, table: LiveTable, result: HandResult) -> None: ...
-    async def set_seats(self, table_id: int, seats: list[SeatRow]) -> None: ...
-
-
-class TableNotifier(Protocol):
-    """What the service asks of the Discord side. Every method must swallow delivery faults
-    (closed DMs, rate limits) itself: a notification never stalls a table."""
-
-    async def lobby_changed(self, table: LiveTable) -> None: ...
-    async def table_changed(self, table: LiveTable, line: str) -> None: ...
-    async def table_notice(self, table: LiveTable, line: str) -> None: ...
-    async def hand_changed(self, table: LiveTable, seat: int) -> None: ...
-    async def hand_finished(self, table: LiveTable, result: HandResult) -> None: ...
-    async def game_finished(self, table: LiveTable) -> None: ...
-
-
-# -- the verbs of the controls --------------------------------------------------------------
-
-
-def action_of(verb: str, arg: str | None, seat: int) -> Action:
-    """The engine action a control stands for (``mj:<table>:<move>:<verb>:<arg>``)."""
-    try:
-        if verb == "discard":
-            return Discard(seat, int(arg or ""))
-        if verb == "riichi":
-            return Riichi(seat, int(arg or ""))
-        if verb == "chow":
-            return Chow(seat, int(arg or ""))
-        if verb == "kong":
-            return Kong(seat, int(arg or ""))
-    except ValueError:
-        raise TableError("That control is damaged; use /mahjong hand for fresh ones.") from None
-    simple: dict[str, Callable[[int], Action]] = {
-        "pung": Pung,
-        "mahjong": MahJongg,
-        "pass": Pass,
-        "wash": WashTiles,
-        "furiten": DeclareFuriten,
-    }
-    if verb in simple:
-        return simple[verb](seat)
-    raise TableError("That control is not one of this table's.")
-
-
-_VERBS: dict[type, str] = {
-    Discard: "discard",
-    Riichi: "riichi",
-    Chow: "chow",
-    Kong: "kong",
-    Pung: "pung",
-    MahJongg: "mahjong",
-    Pass: "pass",
-    WashTiles: "wash",
-    DeclareFuriten: "furiten",
-}
-
-
-def control_of(action: Action) -> tuple[str, int | None]:
-    """The verb and tile a control carries for ``action`` (the inverse of :func:`action_of`)."""
-    return _VERBS[type(action)], getattr(action, "tile", None)
-
-
-def action_payload(action: Action) -> dict[str, Any]:
-    payload: dict[str, Any] = {"type": type(action).__name__}
-    for name in ("seat", "tile"):
-        if hasattr(action, name):
-            payload[name] = getattr(action, name)
-    return payload
-
-
-_ACTIONS: dict[str, Callable[..., Action]] = {
-    cls.__name__: cls
-    for cls in (Discard, Riichi, Chow, Pung, Kong, MahJongg, Pass, WashTiles, DeclareFuriten)
-}
-_ACTIONS["NextHand"] = NextHand
-
-
-def action_from_payload(payload: dict[str, Any]) -> Action:
-    cls = _ACTIONS[payload["type"]]
-    fields = {k: v for k, v in payload.items() if k != "type"}
-    return cls(**fields)
-
-
-# -- the service ------------------------------------------------------------------------------
-
-
-class TableService:
+class TableService(TableTimers):
     def __init__(
         self,
         bot: Any,
@@ -278,7 +63,7 @@ class TableService:
     async def start(self) -> None:
         """Rebuild every open table from its events, then resume play and timers."""
         for row, events in await self.store.open_tables():
-            table = self._rebuild(row, events)
+            table = rebuild(row, events)
             self.tables[table.id] = table
             self.by_channel[table.channel_id] = table.id
         for table in list(self.tables.values()):
@@ -321,62 +106,6 @@ class TableService:
                 task.cancel()
             if table.runner is not None:
                 table.runner.cancel()
-
-    def _rebuild(self, row: dict[str, Any], events: list[tuple[str, dict]]) -> LiveTable:
-        table = LiveTable(
-            id=row["id"],
-            guild_id=row["guild_id"],
-            channel_id=row["channel_id"],
-            host_id=row["host_id"],
-            ruleset=row["ruleset"],
-            options=dict(row["options"]),
-            turn_seconds=row["turn_seconds"],
-            claim_seconds=row["claim_seconds"],
-            hands=row["hands"],
-            sets=row.get("sets"),
-            message_id=row.get("message_id"),
-            status="lobby",
-        )
-        for kind, payload in events:
-            table.seq += 1
-            self._replay_event(table, kind, payload)
-        # Hands recorded before the stop are settled; a result replayed beyond them was accepted
-        # but not yet posted when the bot stopped, and is posted on start.
-        table.settled = row.get("hands_recorded", 0)
-        return table
-
-    def _replay_event(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
-        if kind == "join":
-            table.players.append(Player(payload.get("user_id"), payload["name"]))
-        elif kind == "unjoin":
-            table.players = [p for p in table.players if p.user_id != payload["user_id"]]
-        elif kind == "start":
-            table.seed = payload["seed"]
-            table.status = "playing"
-            table.state = self._new_state(table)
-        elif kind == "action":
-            assert table.state is not None
-            before = table.state
-            table.state = apply(before, action_from_payload(payload))
-            table.track_window(before, table.state)
-        elif kind == "away":
-            table.players[payload["player"]].away = payload["away"]
-        elif kind == "leave":
-            player = table.players[payload["player"]]
-            player.user_id = None
-            player.name = payload["name"]
-        elif kind == "end":
-            table.status = payload.get("status", "finished")
-
-    def _new_state(self, table: LiveTable) -> GameState:
-        return new_game(
-            table.ruleset,
-            table.options,
-            table.seed,
-            players=len(table.players),
-            sets=None if table.hands else (table.sets or 1),
-            hands=table.hands,
-        )
 
     async def _record(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
         """Append one event to the table's log (committed before anyone is answered)."""
@@ -525,7 +254,7 @@ class TableService:
                 raise TableError("A table needs at least two players (add a computer player).")
             seed = secrets.token_hex(16)
             table.seed = seed
-            state = self._new_state(table)
+            state = new_state(table)
             await self._record(table, "start", {"seed": seed})
             table.state = state
             table.status = "playing"
@@ -600,7 +329,7 @@ class TableService:
         await self._record(table, "action", action_payload(action))
         table.state = after
         table.track_window(before, after)
-        line = _describe(table, action, after)
+        line = describe(table, after)
         await self._settle_new_results(table)
         await self._after_change(table, before, line)
         return line
@@ -670,141 +399,6 @@ class TableService:
             names={p.user_id: p.name for p in table.players if p.user_id is not None},
         )
         await self.store.record_hand(table, result)
-
-    # -- the engine moving on: computer players, timers, next hand ---------------------------
-    def _kick(self, table: LiveTable) -> None:
-        """Make sure the table's runner is going: computer moves, timers, the next deal."""
-        if self._stopping or table.status != "playing":
-            return
-        if table.runner is None or table.runner.done():
-            table.runner = asyncio.create_task(self._run(table), name=f"table-{table.id}")
-
-    async def _run(self, table: LiveTable) -> None:
-        try:
-            while not self._stopping and table.status == "playing":
-                acted = await self._step(table)
-                if not acted:
-                    break
-        except Exception:
-            log.exception("table %s runner failed", table.id)
-
-    async def _step(self, table: LiveTable) -> bool:
-        """One automatic move if one is due; False when the table waits for a member."""
-        state = table.state
-        if state is None or state.phase == GAME_OVER:
-            return False
-        if state.phase == HAND_OVER:
-            await asyncio.sleep(self.next_hand_delay)
-            async with table.lock:
-                if table.state is None or table.state.phase != HAND_OVER:
-                    return True
-                await self._apply(table, NextHand(None))
-            return True
-        waiting = sorted(pending_seats(state))
-        automatic = [seat for seat in waiting if table.plays_itself(seat)]
-        if automatic:
-            await asyncio.sleep(self.computer_delay)
-            async with table.lock:
-                current = table.state
-                seat = automatic[0]
-                # The member may have taken the seat back while the computer was thinking.
-                if current is None or current.move != state.move or not table.plays_itself(seat):
-                    return True
-                action = computer_action(current, seat)
-                await self._apply(table, action)
-            return True
-        self._arm_timers(table)
-        return False
-
-    def deadline(self, table: LiveTable, seat: int) -> float | None:
-        """When the seat's time to answer the move it is asked about runs out (wall clock,
-        for Discord's countdown), or None if it has no timer. Fixed when first asked for, so
-        the countdown shown and the timer agree, and a re-drawn DM shows the same time."""
-        state = table.state
-        if state is None or seat not in pending_seats(state) or table.plays_itself(seat):
-            return None
-        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
-        if seconds <= 0 and state.phase == "play":
-            return None
-        move = table.controls_move
-        known = table.deadlines.get(seat)
-        if known is not None and known[0] == move:
-            return known[1]
-        deadline = time.time() + (seconds or table.claim_seconds or 15)
-        table.deadlines[seat] = (move, deadline)
-        return deadline
-
-    def _arm_timers(self, table: LiveTable) -> None:
-        """A timer for each member the table waits for, for the move they are asked about
-        (a claim window counts as one move: others answering does not restart it). A timer
-        left from an earlier move is replaced, never taken for the new one."""
-        state = table.state
-        if state is None:
-            return
-        move = table.controls_move
-        for seat in pending_seats(state):
-            deadline = self.deadline(table, seat)
-            if deadline is None:
-                continue
-            seconds = max(0.0, deadline - time.time())
-            existing = table.timers.get(seat)
-            if existing is not None and not existing.done():
-                if table.timer_moves.get(seat) == move:
-                    continue
-                existing.cancel()
-            table.timer_moves[seat] = move
-            table.timers[seat] = asyncio.create_task(
-                self._expire(table, seat, move, seconds), name=f"timer-{table.id}-{seat}"
-            )
-
-    async def _expire(self, table: LiveTable, seat: int, move: int, seconds: float) -> None:
-        try:
-            await asyncio.sleep(seconds)
-            async with table.lock:
-                state = table.state
-                action = None
-                if (
-                    state is not None
-                    and table.controls_move == move
-                    and seat in pending_seats(state)
-                ):
-                    action = timeout_action(state, seat)
-                if action is not None:
-                    player = table.player_at(seat)
-                    turn = state is not None and state.phase == "play"
-                    await self._apply(table, action)
-                    # Only a missed turn counts towards the take-over: letting a claim go
-                    # by is a pass, and a teaching table (no turn timer) keeps its players.
-                    if turn and player is not None and not player.computer:
-                        player.timeouts += 1
-                        if player.timeouts >= MAX_TIMEOUTS and not player.away:
-                            await self._set_away(table, seat, True)
-        except asyncio.CancelledError:
-            return
-        except Exception:
-            log.exception("timer of table %s seat %s failed", table.id, seat)
-        finally:
-            if table.timers.get(seat) is asyncio.current_task():
-                del table.timers[seat]
-                table.timer_moves.pop(seat, None)
-        # Whether it moved the table or found its move already made, the table may now be
-        # waiting for someone else: make sure their timer runs.
-        self._kick(table)
-
-    async def _set_away(self, table: LiveTable, seat: int, away: bool) -> None:
-        player = table.player_at(seat)
-        assert player is not None and table.state is not None
-        index = table.state.seating.seats[seat]
-        await self._record(table, "away", {"player": index, "away": away})
-        player.away = away
-        player.timeouts = 0
-        if self.notifier is not None:
-            if away:
-                line = f"{player.name} timed out twice: a computer player keeps the seat warm."
-            else:
-                line = f"{player.name} is back in their seat."
-            await self.notifier.table_notice(table, line)
-            await self.notifier.hand_changed(table, seat)
 
     async def take_back(self, table_id: int, user_id: int) -> None:
         table = self._playing(table_id)
@@ -876,22 +470,3 @@ def _ledger_id(player: Player | None, seat: int) -> int:
     if player is None or player.user_id is None:
         return -(seat + 1)
     return player.user_id
-
-
-def _describe(table: LiveTable, action: Action, state: GameState) -> str:
-    """The channel's lines for a move: the engine's own public account of what it caused,
-    with the players' names. Not the action itself: a claim is only an answer until the
-    claim window settles (a pung beats a chow), and announcing answers (or passes) told the
-    table what the answering seat held, claims that never happened included."""
-    lines = []
-    for event in state.events:
-        if not event.text or event.kind == "drew":  # a draw is on the table image
-            continue
-        text = event.text
-        if event.seat is not None:
-            player = table.player_at(event.seat)
-            wind = WIND_NAMES[(event.seat - state.dealer) % 4]
-            text = text.removeprefix(f"{wind} ")
-            text = f"{player.name if player is not None else wind}: {text}"
-        lines.append(text)
-    return "\n".join(lines)

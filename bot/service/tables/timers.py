@@ -1,0 +1,174 @@
+"""The table moving on by itself: computer players, turn and claim timers, the next deal.
+
+A mixin of :class:`~bot.service.tables.service.TableService` (it uses the service's
+``_apply`` and notifier): one runner task per table makes the due automatic moves through the
+same path as a click, and a timer per waiting member makes their move when it runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from bot.rules.game import GAME_OVER, HAND_OVER, NextHand, pending_seats, timeout_action
+from bot.service.computer import computer_action
+from bot.service.tables.model import LiveTable
+
+if TYPE_CHECKING:
+    from bot.rules.game import Action
+    from bot.service.tables.ports import TableNotifier
+
+log = logging.getLogger("bot.service.tables")
+
+MAX_TIMEOUTS = 2  # turns timed out in a row before a computer player takes the seat
+
+
+class TableTimers:
+    """Runner, timers and seats kept warm; see the module's docstring."""
+
+    notifier: TableNotifier | None
+    computer_delay: float
+    next_hand_delay: float
+    _stopping: bool
+
+    async def _apply(self, table: LiveTable, action: Action) -> str:
+        raise NotImplementedError
+
+    async def _record(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _kick(self, table: LiveTable) -> None:
+        """Make sure the table's runner is going: computer moves, timers, the next deal."""
+        if self._stopping or table.status != "playing":
+            return
+        if table.runner is None or table.runner.done():
+            table.runner = asyncio.create_task(self._run(table), name=f"table-{table.id}")
+
+    async def _run(self, table: LiveTable) -> None:
+        try:
+            while not self._stopping and table.status == "playing":
+                acted = await self._step(table)
+                if not acted:
+                    break
+        except Exception:
+            log.exception("table %s runner failed", table.id)
+
+    async def _step(self, table: LiveTable) -> bool:
+        """One automatic move if one is due; False when the table waits for a member."""
+        state = table.state
+        if state is None or state.phase == GAME_OVER:
+            return False
+        if state.phase == HAND_OVER:
+            await asyncio.sleep(self.next_hand_delay)
+            async with table.lock:
+                if table.state is None or table.state.phase != HAND_OVER:
+                    return True
+                await self._apply(table, NextHand(None))
+            return True
+        waiting = sorted(pending_seats(state))
+        automatic = [seat for seat in waiting if table.plays_itself(seat)]
+        if automatic:
+            await asyncio.sleep(self.computer_delay)
+            async with table.lock:
+                current = table.state
+                seat = automatic[0]
+                # The member may have taken the seat back while the computer was thinking.
+                if current is None or current.move != state.move or not table.plays_itself(seat):
+                    return True
+                action = computer_action(current, seat)
+                await self._apply(table, action)
+            return True
+        self._arm_timers(table)
+        return False
+
+    def deadline(self, table: LiveTable, seat: int) -> float | None:
+        """When the seat's time to answer the move it is asked about runs out (wall clock,
+        for Discord's countdown), or None if it has no timer. Fixed when first asked for, so
+        the countdown shown and the timer agree, and a re-drawn DM shows the same time."""
+        state = table.state
+        if state is None or seat not in pending_seats(state) or table.plays_itself(seat):
+            return None
+        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
+        if seconds <= 0 and state.phase == "play":
+            return None
+        move = table.controls_move
+        known = table.deadlines.get(seat)
+        if known is not None and known[0] == move:
+            return known[1]
+        deadline = time.time() + (seconds or table.claim_seconds or 15)
+        table.deadlines[seat] = (move, deadline)
+        return deadline
+
+    def _arm_timers(self, table: LiveTable) -> None:
+        """A timer for each member the table waits for, for the move they are asked about
+        (a claim window counts as one move: others answering does not restart it). A timer
+        left from an earlier move is replaced, never taken for the new one."""
+        state = table.state
+        if state is None:
+            return
+        move = table.controls_move
+        for seat in pending_seats(state):
+            deadline = self.deadline(table, seat)
+            if deadline is None:
+                continue
+            seconds = max(0.0, deadline - time.time())
+            existing = table.timers.get(seat)
+            if existing is not None and not existing.done():
+                if table.timer_moves.get(seat) == move:
+                    continue
+                existing.cancel()
+            table.timer_moves[seat] = move
+            table.timers[seat] = asyncio.create_task(
+                self._expire(table, seat, move, seconds), name=f"timer-{table.id}-{seat}"
+            )
+
+    async def _expire(self, table: LiveTable, seat: int, move: int, seconds: float) -> None:
+        try:
+            await asyncio.sleep(seconds)
+            async with table.lock:
+                state = table.state
+                action = None
+                if (
+                    state is not None
+                    and table.controls_move == move
+                    and seat in pending_seats(state)
+                ):
+                    action = timeout_action(state, seat)
+                if action is not None:
+                    player = table.player_at(seat)
+                    turn = state is not None and state.phase == "play"
+                    await self._apply(table, action)
+                    # Only a missed turn counts towards the take-over: letting a claim go
+                    # by is a pass, and a teaching table (no turn timer) keeps its players.
+                    if turn and player is not None and not player.computer:
+                        player.timeouts += 1
+                        if player.timeouts >= MAX_TIMEOUTS and not player.away:
+                            await self._set_away(table, seat, True)
+        except asyncio.CancelledError:
+            return
+        except Exception:
+            log.exception("timer of table %s seat %s failed", table.id, seat)
+        finally:
+            if table.timers.get(seat) is asyncio.current_task():
+                del table.timers[seat]
+                table.timer_moves.pop(seat, None)
+        # Whether it moved the table or found its move already made, the table may now be
+        # waiting for someone else: make sure their timer runs.
+        self._kick(table)
+
+    async def _set_away(self, table: LiveTable, seat: int, away: bool) -> None:
+        player = table.player_at(seat)
+        assert player is not None and table.state is not None
+        index = table.state.seating.seats[seat]
+        await self._record(table, "away", {"player": index, "away": away})
+        player.away = away
+        player.timeouts = 0
+        if self.notifier is not None:
+            if away:
+                line = f"{player.name} timed out twice: a computer player keeps the seat warm."
+            else:
+                line = f"{player.name} is back in their seat."
+            await self.notifier.table_notice(table, line)
+            await self.notifier.hand_changed(table, seat)
