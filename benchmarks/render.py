@@ -1,11 +1,12 @@
 """Renderer speed and size: median time to compose and encode each image, and its PNG size.
 
-For each image (table 4p, table filipino-16, hand, score card) it times the whole public
-call (compose + encode, tile sprites already cached, as they are after the first image),
-then the same image encoded as a palette PNG (the fixed palette the bot uses, and an adaptive
-palette learnt from each image) and as a plain RGB PNG side by side, with each palette's
-colour error against the RGB image (mean and share of pixels off by more than 16 levels). Also the
-cold start: the first table with an empty tile cache.
+For each image (the channel's table and a seat's table from sample deals and late in played
+games, the hand, the score card) it times the whole public call (compose + encode, tile
+sprites already cached, as they are after the first image), then the same image encoded as a
+palette PNG (the fixed palette the bot uses, and an adaptive palette learnt from each image)
+and as a plain RGB PNG side by side, with each palette's colour error against the RGB image
+(mean and share of pixels off by more than 16 levels). Also the cold start: the first table
+with an empty tile cache.
 
     python benchmarks/render.py [--repeats 25] [--seed 7]
 """
@@ -22,12 +23,12 @@ import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the 
 from PIL import Image, ImageChops
 
 from benchmarks.timing import run_times
-from renderer import render_hand, render_score_card, render_table
+from renderer import render_hand, render_score_card, render_seat_table, render_table
 from renderer.encode import png_bytes
 from renderer.hand import compose_hand
-from renderer.samples import NAMES, sample_scores, sample_table
+from renderer.samples import NAMES, played_hand, sample_scores, sample_table
 from renderer.score_card import compose_score_card
-from renderer.table import compose_table
+from renderer.table import compose_seat_table, compose_table
 from renderer.tile_cache import tile_sprite
 
 
@@ -80,7 +81,32 @@ def main() -> None:
     wtile = wseat.drawn if wseat.drawn is not None else (wseat.concealed or (0,))[-1]
     scores, payments = sample_scores(revealed, winner)
 
+    from bot.rules.game import view as game_view
+
+    late = played_hand("pung-chow", 27)[-2]  # 18 discards a seat, several sets
+    late_public = game_view(late, None)
+    late_seat = game_view(late, late.turn)
+    seat16 = sample_table(seed + 3, hand_size=16, turns=36, viewer=f16.turn)
+
     cases: list[tuple[str, Callable[[], bytes], Callable[[], Image.Image], str]] = [
+        (
+            "table 4p late",
+            lambda: render_table(late_public, NAMES),
+            lambda: compose_table(late_public, NAMES, western_index=True),
+            "< 30 ms",
+        ),
+        (
+            "seat table 4p late",
+            lambda: render_seat_table(late_seat, NAMES, marks=marks),
+            lambda: compose_seat_table(late_seat, NAMES, marks=marks, western_index=True),
+            "< 30 ms",
+        ),
+        (
+            "seat table f-16",
+            lambda: render_seat_table(seat16, NAMES),
+            lambda: compose_seat_table(seat16, NAMES, marks=frozenset(), western_index=True),
+            "< 30 ms",
+        ),
         (
             "table 4p",
             lambda: render_table(table, NAMES),

@@ -15,17 +15,36 @@ from renderer.emoji import ALL_EMOJI_TILES, emoji_name, render_tile_emoji
 from renderer.encode import png_bytes
 from renderer.hand import compose_hand
 from renderer.score_card import compose_score_card
-from renderer.table import compose_table
+from renderer.table import compose_seat_table, compose_table
+from renderer.table_layout import hand_order
 from renderer.tile_art import BACK
 
 
 def render_table(view: TableView, names: Sequence[str], *, western_index: bool = True) -> bytes:
-    """The table image for the channel (``view.viewer`` None) or for one seat.
+    """The table image for the channel (``view.viewer`` None) or for one seat (then the
+    same as :func:`render_seat_table` without marks).
 
-    ``names`` is indexed by physical seat. Physical seat 0 sits at the bottom of a public
-    image; a viewer's image puts the viewer at the bottom.
+    ``names`` is indexed by physical seat. The seats run down the image in play order, from
+    physical seat 0 on a public image; a viewer's image ends with the viewer and their hand.
     """
     return png_bytes(compose_table(view, names, western_index=western_index))
+
+
+def render_seat_table(
+    view: TableView,
+    names: Sequence[str],
+    *,
+    marks: frozenset[int] = frozenset(),
+    western_index: bool = True,
+) -> bytes:
+    """The table from one seat, for its DM: everyone's sets and discards, whose turn, the
+    latest discard drawn large, and the viewer's own hand large at the bottom in
+    :func:`hand_order` with the drawn tile apart. Its size and the hand's places stay the same
+    all hand long. ``marks`` are tiles of the hand to point out (hints). Raises ValueError for
+    a public view."""
+    return png_bytes(
+        compose_seat_table(view, names, marks=frozenset(marks), western_index=western_index)
+    )
 
 
 def render_hand(
@@ -60,8 +79,10 @@ __all__ = [
     "ALL_EMOJI_TILES",
     "BACK",
     "emoji_name",
+    "hand_order",
     "render_hand",
     "render_score_card",
+    "render_seat_table",
     "render_table",
     "render_tile_emoji",
 ]

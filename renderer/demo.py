@@ -16,37 +16,13 @@ from renderer import (
     emoji_name,
     render_hand,
     render_score_card,
+    render_seat_table,
     render_table,
     render_tile_emoji,
 )
+from renderer.samples import play_game
 
 NAMES = ("Alice", "Bartholomew the Magnificent", "Chen", "Dolores")
-
-
-def _play(ruleset: str, seed: int, *, players: int = 4, moves: int | None = None) -> Any:
-    """A seeded game played by computer players: ``moves`` actions in, or to the end of the
-    first hand (its reveal) when ``moves`` is None."""
-    from bot.players import decide
-    from bot.rules.game import (
-        GAME_OVER,
-        HAND_OVER,
-        apply,
-        legal_actions,
-        new_game,
-        pending_seats,
-        view,
-    )
-    from bot.rules.rulesets import get_ruleset
-
-    state = new_game(ruleset, {}, f"demo-{seed}", players=players, hands=2)
-    rules = get_ruleset(ruleset)
-    done = 0
-    while state.phase not in (HAND_OVER, GAME_OVER) and (moves is None or done < moves):
-        seat = min(pending_seats(state))
-        legal = legal_actions(state, seat)
-        state = apply(state, decide(view(state, seat), legal, rules, state.config.options))
-        done += 1
-    return state
 
 
 def _ready_marks(table_view: Any) -> frozenset[int]:
@@ -71,25 +47,27 @@ def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:
         path.write_bytes(data)
         written.append(path)
 
-    middle = _play("pung-chow", seed, moves=34)
+    middle = play_game("pung-chow", seed, moves=34)
     save("table_4p.png", render_table(view(middle, None), NAMES))
-    save("table_4p_seat0.png", render_table(view(middle, 0), NAMES))
     turn = middle.turn
     hand_view = view(middle, turn)
-    save("hand.png", render_hand(hand_view, marks=_ready_marks(hand_view)))
+    marks = _ready_marks(hand_view)
+    save("seat_table.png", render_seat_table(hand_view, NAMES, marks=marks))
+    save("hand.png", render_hand(hand_view, marks=marks))
     save(
         "table_3p.png",
-        render_table(view(_play("pung-chow", seed + 1, players=3, moves=24), None), NAMES),
+        render_table(view(play_game("pung-chow", seed + 1, players=3, moves=24), None), NAMES),
     )
     save(
         "table_2p.png",
-        render_table(view(_play("pung-chow", seed + 2, players=2, moves=30), None), NAMES),
+        render_table(view(play_game("pung-chow", seed + 2, players=2, moves=30), None), NAMES),
     )
-    sixteen = _play("filipino-16", seed + 3, moves=40)
+    sixteen = play_game("filipino-16", seed + 3, moves=40)
     save("table_filipino16.png", render_table(view(sixteen, None), NAMES))
+    save("seat_table_filipino16.png", render_seat_table(view(sixteen, sixteen.turn), NAMES))
     save("hand_filipino16.png", render_hand(view(sixteen, sixteen.turn)))
 
-    over = _play("pung-chow-limit", seed + 4)
+    over = play_game("pung-chow-limit", seed + 4)
     result = over.results[-1]
     save(
         "score_card.png",

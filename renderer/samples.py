@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.melds import Kind, Meld
@@ -279,3 +280,35 @@ def sample_scores(view: TableView, winner: int) -> tuple[list[Score | None], lis
             amount = (scores[winner].total if scores[winner] else 0) * (2 if seat.wind == 0 else 1)
             payments.append(Payment(seat.seat, winner, amount, "Mah-Jongg"))
     return scores, payments
+
+
+def play_game(ruleset: str, seed: int, *, players: int = 4, moves: int | None = None) -> Any:
+    """A seeded game of the engine played by the computer players: its state ``moves``
+    actions in, or at the end of the first hand (its reveal) when ``moves`` is None."""
+    return played_hand(ruleset, seed, players=players, stop=moves)[-1]
+
+
+def played_hand(ruleset: str, seed: int, *, players: int = 4, stop: int | None = None) -> list[Any]:
+    """Every state of the first hand of a seeded game played by the computer players, from
+    the deal to its reveal (or to ``stop`` actions in): the real tables players see."""
+    from bot.players import decide
+    from bot.rules.game import (
+        GAME_OVER,
+        HAND_OVER,
+        apply,
+        legal_actions,
+        new_game,
+        pending_seats,
+        view,
+    )
+    from bot.rules.rulesets import get_ruleset
+
+    state = new_game(ruleset, {}, f"demo-{seed}", players=players, hands=2)
+    rules = get_ruleset(ruleset)
+    states = [state]
+    while state.phase not in (HAND_OVER, GAME_OVER) and (stop is None or len(states) <= stop):
+        seat = min(pending_seats(state))
+        legal = legal_actions(state, seat)
+        state = apply(state, decide(view(state, seat), legal, rules, state.config.options))
+        states.append(state)
+    return states

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import re
+from collections import Counter
 from dataclasses import replace
 from importlib import resources
 
@@ -13,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.rules.game import view as game_view
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.melds import Kind, Meld
 from bot.rules.score import Payment, Score, ScoreLine
@@ -20,17 +23,21 @@ from renderer import (
     ALL_EMOJI_TILES,
     BACK,
     emoji_name,
+    hand_order,
     render_hand,
     render_score_card,
+    render_seat_table,
     render_table,
     render_tile_emoji,
+    style,
 )
 from renderer.demo import write_demo
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
 from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
-from renderer.samples import NAMES, sample_scores, sample_table
+from renderer.samples import NAMES, played_hand, sample_scores, sample_table
+from renderer.table_layout import layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
 MAX_BYTES = 200 * 1024
@@ -82,8 +89,8 @@ def test_table_images(players: int, hand_size: int, turns: int) -> None:
     data = render_table(view, NAMES)
     image = png(data)
     assert len(data) < MAX_BYTES
-    assert 700 <= image.width <= 1300
-    assert image.height >= image.width
+    assert image.width == 600
+    assert image.height >= image.width  # taller than wide: a phone scrolls down
     for viewer in (0, 1):
         mine = sample_table(11, players=players, hand_size=hand_size, turns=turns, viewer=viewer)
         assert len(render_table(mine, NAMES)) < MAX_BYTES
@@ -323,8 +330,194 @@ def test_write_demo(tmp_path) -> None:
         "table_2p.png",
         "hand.png",
         "hand_filipino16.png",
+        "seat_table.png",
+        "seat_table_filipino16.png",
         "score_card.png",
         "mj_5d.png",
     ):
         assert expected in names
     assert all(p.stat().st_size > 0 for p in paths)
+
+
+# --- the tables read on a phone -------------------------------------------------------------
+
+# Seeded games of the engine played by the computer players (renderer.samples.played_hand),
+# picked for long hands: many discards and several exposed sets late in the hand.
+PLAYED = {
+    "4 players": ("pung-chow", 27, 4),
+    "3 players": ("pung-chow", 33, 3),
+    "2 players": ("pung-chow", 0, 2),
+    "filipino-16": ("filipino-16", 24, 4),
+    "filipino-16, 2 players": ("filipino-16", 35, 2),
+}
+PHONE = 400  # px: how wide Discord shows an embed image
+READABLE = 24  # px: the narrowest a discard or exposed tile may be at that width
+
+
+@functools.cache
+def _played(name: str) -> list:
+    ruleset, seed, players = PLAYED[name]
+    return played_hand(ruleset, seed, players=players)
+
+
+def _moments(name: str) -> dict[str, object]:
+    states = _played(name)
+    n = len(states)
+    return {
+        "early": states[n // 6],
+        "middle": states[n // 2],
+        "late": states[-2],
+        "over": states[-1],
+    }
+
+
+def _views(state) -> list[TableView]:
+    """The channel's view and the view of every occupied seat."""
+    seats = [s for s in range(4) if state.occupied[s]]
+    return [game_view(state, None), *(game_view(state, s) for s in seats)]
+
+
+@pytest.mark.parametrize("name", PLAYED)
+def test_late_moments_have_many_discards_and_sets(name: str) -> None:
+    """The games below are long enough to test what they claim to."""
+    late = _moments(name)["late"]
+    assert max(len(s.discards) for s in late.seats) >= 15
+    assert sum(len(s.melds) for s in late.seats) >= 3
+
+
+@pytest.mark.parametrize("name", PLAYED)
+def test_tiles_are_readable_at_phone_width(name: str) -> None:
+    """Scaled to 400 px wide, every discard and exposed tile of every table (the channel's
+    and each seat's, early, midway, late and laid open) is at least 24 px wide, measured on
+    the layout the drawing used; the viewer's own hand too."""
+    for moment, state in _moments(name).items():
+        for view in _views(state):
+            layout = layout_table(view)
+            image = png(render_table(view, NAMES))
+            assert image.size == (layout.width, layout.height)
+            scale = PHONE / layout.width
+            counted = Counter(t.role for t in layout.tiles)
+            discards = sum(len(s.discards) for s in view.seats if s.occupied)
+            melds = sum(m.size for s in view.seats if s.occupied for m in s.melds)
+            assert counted["discard"] == discards, (moment, view.viewer)
+            assert counted["meld"] == melds, (moment, view.viewer)
+            for box in layout.tiles:
+                if box.role in ("back", "latest"):
+                    continue
+                x, y, w, h = box.rect
+                assert min(w, h) * scale >= READABLE, (moment, view.viewer, box)
+                assert x >= 0 and x + w <= layout.width and y >= 0 and y + h <= layout.height
+
+
+def _distance(point: tuple[float, float], rect: tuple[int, int, int, int]) -> float:
+    x, y, w, h = rect
+    dx = max(x - point[0], 0, point[0] - (x + w))
+    dy = max(y - point[1], 0, point[1] - (y + h))
+    return (dx * dx + dy * dy) ** 0.5
+
+
+def _inside(rect: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    x, y, w, h = rect
+    ox, oy, ow, oh = outer
+    return ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
+
+
+@pytest.mark.parametrize("name", PLAYED)
+def test_sets_lie_beside_their_owner(name: str) -> None:
+    """Each seat's sets, flowers, hand and discards lie inside that seat's block (the
+    viewer's own sets in the hand area right under its block), and the name plate nearest
+    each of them is their owner's: on every table size, in the channel and in a DM."""
+    checked = 0
+    for state in _moments(name).values():
+        for view in _views(state):
+            layout = layout_table(view)
+            occupied = {s.seat for s in view.seats if s.occupied}
+            assert {b.seat for b in layout.blocks} == occupied
+            for box in layout.tiles:
+                if box.role == "latest":
+                    continue
+                block = layout.block(box.seat)
+                region = block.region
+                if block.own and box.role in ("meld", "flower", "hand", "drawn"):
+                    assert layout.hand is not None
+                    region = layout.hand
+                assert _inside(box.rect, region), (view.viewer, box)
+                x, y, w, h = box.rect
+                centre = (x + w / 2, y + h / 2)
+                nearest = min(layout.blocks, key=lambda b: _distance(centre, b.plate))
+                assert nearest.seat == box.seat, (view.viewer, box)
+                checked += box.role == "meld"
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", ["4 players", "filipino-16", "2 players"])
+def test_seat_table_keeps_its_size_and_places_all_hand(name: str) -> None:
+    """A seat's picture keeps its height, its hand row and the drawn tile's place from the
+    deal to the last move (while no seat shows more sets than a line holds), so the buttons
+    under it never move; its hand is drawn in ``hand_order``."""
+    states = _played(name)[:-1]
+    viewer = next(s for s in range(4) if states[0].occupied[s])
+    layouts = []
+    for state in states:
+        view = game_view(state, viewer)
+        if max(len(s.melds) for s in view.seats) >= 4:
+            break
+        layout = layout_table(view)
+        layouts.append(layout)
+        hand = sorted((t for t in layout.tiles if t.role == "hand"), key=lambda t: t.x)
+        drawn = [t for t in layout.tiles if t.role == "drawn"]
+        assert [t.tile for t in hand + drawn] == hand_order(view)
+        for i, tile in enumerate(hand):
+            assert (tile.x, tile.y) == (hand[0].x + i * layout.hand_width, hand[0].y)
+        if drawn:
+            assert drawn[0].rect == layout.drawn_slot
+    assert len(layouts) > len(states) // 2
+    assert len({(lay.height, lay.hand, lay.drawn_slot, lay.hand_width) for lay in layouts}) == 1
+    hand_rows = {next(t.y for t in lay.tiles if t.role == "hand") for lay in layouts}
+    assert len(hand_rows) == 1
+    assert layouts[0].hand_width * PHONE / layouts[0].width >= READABLE
+
+
+@pytest.mark.parametrize("name", PLAYED)
+def test_the_seat_to_play_is_framed_in_gold(name: str) -> None:
+    state = next(s for s in _played(name) if s.phase == "play")
+    view = game_view(state, None)
+    layout = layout_table(view)
+    image = png(render_table(view, NAMES)).convert("RGB")
+    for block in layout.blocks:
+        x, y, _, h = block.region
+        edge = image.getpixel((x + 1, y + h // 2))
+        gold = sum(abs(a - b) for a, b in zip(edge, style.GOLD, strict=True)) < 30
+        assert gold == (block.seat == view.turn), block
+
+
+@pytest.mark.parametrize("viewer", [0, 2])
+def test_seat_table_never_shows_another_hand(viewer: int) -> None:
+    view = sample_table(3, viewer=viewer, turns=25)
+    images = {render_seat_table(v, NAMES) for v in _hidden_variants(view)}
+    assert len(images) == 1
+    hidden = next(s for s in view.seats if s.concealed is None and s.occupied)
+    shown = replace(hidden, concealed=tuple(range(hidden.concealed_count)))
+    seats = tuple(shown if s.seat == hidden.seat else s for s in view.seats)
+    assert render_seat_table(replace(view, seats=seats), NAMES) not in images
+
+
+def test_seat_table_marks_and_errors() -> None:
+    view = sample_table(7, viewer=1)
+    plain = render_seat_table(view, NAMES)
+    assert len(plain) < MAX_BYTES
+    own = next(s for s in view.seats if s.seat == 1)
+    marked = render_seat_table(view, NAMES, marks=frozenset(own.concealed or ()))
+    assert marked != plain
+    assert png(marked).size == png(plain).size
+    with pytest.raises(ValueError):
+        render_seat_table(sample_table(7), NAMES)
+    with pytest.raises(ValueError):
+        hand_order(sample_table(7))
+
+
+def test_names_nothing_can_draw_become_the_seat() -> None:
+    view = sample_table(7)
+    odd = png(render_table(view, ("王小明", "🀄", "", "  ")))
+    plain = png(render_table(view, ("Seat 1", "Seat 2", "Seat 3", "Seat 4")))
+    assert odd.tobytes() == plain.tobytes()

@@ -1,0 +1,429 @@
+"""Where every tile of a table image goes: one layout for the channel table and the seat table.
+
+The images are read where Discord shows them, about 400 px wide on a desktop and 300-400 px on
+a phone, so the layout is a column of seat blocks the width of a phone, not a square table seen
+from above: a header (round, whose turn, the latest discard drawn large, the wall count), then
+one block per occupied seat in play order (its name plate on the left; beside it the seat's
+hidden hand as small backs and its exposed sets, then its discards in rows, the oldest first).
+Every discard and exposed tile is :data:`TILE_W` px on a :data:`WIDTH` px image, so at 400 px
+it is 25 px wide; ``tests/test_renderer.py`` measures that from this layout on played games.
+
+A seat's sets and flowers sit inside its own block, beside its own plate, whatever the number
+of players; an empty seat (the dummy of a two- or three-player table) has no block at all.
+
+The seat table (a DM) ends with the viewer's own block and then the viewer's hand, large, in
+one row in :func:`hand_order` (sorted), the drawn tile apart in a fixed place above the row's
+right end. Its size is fixed for the whole hand: every block reserves the meld line and the
+discard rows a seat can fill in a hand (:func:`_river_rows`), and the hand row has a slot for
+every tile of a full hand, so the image height, the rows and the tiles' places do not move from
+one turn to the next and the buttons under the picture stay under the thumb. Only a seat with
+more sets than a line holds (four sets, or a stack of kongs and flowers) or more discards than
+a hand usually allows makes the image grow. The channel's table has no buttons to keep in
+place: its discard rows grow as they fill (at least two), so it is not mostly empty early on.
+
+Coordinates are image pixels; a tile's box is its face (its thickness shows below it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.rules.game.view import SeatView, TableView
+from renderer.layout import Placed, Rect
+from renderer.rows import concealed_tiles, flow, line_height, meld_items, row_items
+from renderer.style import Color
+from renderer.tile_art import BACK
+from renderer.tile_cache import depth, face_height
+
+WIDTH = 600
+MARGIN = 8
+TILE_W = 38  # discards, sets, flowers: 25.3 px when the image is shown 400 px wide
+BACK_W = 16  # a hidden hand's backs: its size is public, its tiles are not
+BIG_W = 48  # the latest discard in the header
+HEADER_H = 100
+PLATE_W = 112
+PAD = 6
+BLOCK_GAP = 6
+SET_GAP = 8
+ROW_PITCH = face_height(TILE_W) + 3  # the next row hides most of a row's thickness
+LINE_H = face_height(TILE_W) + depth(TILE_W)
+HAND_MAX_W = 60
+MARK_SPACE = 16
+CONTENT_X = MARGIN + PLATE_W + PAD
+CONTENT_W = WIDTH - MARGIN - PAD - CONTENT_X
+PER_ROW = CONTENT_W // TILE_W
+
+
+@dataclass(frozen=True, slots=True)
+class TileBox:
+    """One tile on the image: the top-left corner of its face and its own (upright) width.
+
+    ``role`` says what it is: ``discard``, ``meld`` (a tile of an exposed set), ``flower``,
+    ``back`` (a hidden hand), ``concealed`` (a hand laid open), ``hand`` and ``drawn`` (the
+    viewer's own), ``latest`` (the latest discard drawn large in the header).
+    """
+
+    tile: int
+    x: float
+    y: float
+    width: int
+    role: str
+    seat: int | None
+    sideways: bool = False
+    dim: bool = False
+    outline: Color | None = None
+
+    @property
+    def rect(self) -> Rect:
+        """x, y, w, h of the face on the image (a sideways tile is wider than tall)."""
+        long = face_height(self.width)
+        w, h = (long, self.width) if self.sideways else (self.width, long)
+        return (round(self.x), round(self.y), w, h)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBlock:
+    """One seat's block: all of it, its name plate, and where its sets and discards start."""
+
+    seat: int
+    region: Rect
+    plate: Rect
+    own: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableLayout:
+    width: int
+    height: int
+    header: Rect
+    blocks: tuple[SeatBlock, ...]
+    tiles: tuple[TileBox, ...]
+    latest: tuple[int, int] | None  # (seat, index in its discards) outlined as the latest
+    hand: Rect | None = None  # the viewer's hand area (seat table)
+    drawn_slot: Rect | None = None  # where the viewer's drawn tile goes (seat table)
+    hand_width: int = 0
+
+    def block(self, seat: int) -> SeatBlock:
+        return next(b for b in self.blocks if b.seat == seat)
+
+
+# --- what goes where -----------------------------------------------------------------------
+
+
+def seat_order(view: TableView) -> list[int]:
+    """Occupied seats top to bottom, in play order (counter-clockwise): from physical seat 0
+    on the channel table (the order stays put all evening); on a seat's table starting with
+    the player after the viewer, so the viewer comes last, just above the hand, with the
+    player whose discards the viewer may chow right above."""
+    occupied = sorted(s.seat for s in view.seats if s.occupied)
+    if view.viewer is None or view.viewer not in occupied:
+        return occupied
+    return sorted(occupied, key=lambda s: (s - view.viewer - 1) % 4)
+
+
+def hand_size(seat: SeatView) -> int:
+    """Tiles in a full hand without the drawn one (13, or 16 in filipino-16): the concealed
+    tiles plus three per set, less the one to discard after a claim."""
+    n = seat.concealed_count + 3 * len(seat.melds)
+    return n - 1 if n % 3 == 2 else n
+
+
+def hand_order(view: TableView) -> list[int]:
+    """The viewer's tiles in the order the seat table draws them: the concealed tiles sorted
+    (characters, dots, bamboo, winds, dragons, each by number), then the drawn tile, apart.
+    The DM's discard buttons follow this order, so a button sits where its tile does."""
+    seat = _own_seat(view)
+    tiles = sorted(seat.concealed or ())
+    return tiles + ([seat.drawn] if seat.drawn is not None else [])
+
+
+def _own_seat(view: TableView) -> SeatView:
+    if view.viewer is None:
+        raise ValueError("a seat's table needs a view made for one seat (viewer is None)")
+    for seat in view.seats:
+        if seat.seat == view.viewer:
+            if seat.concealed is None:
+                raise ValueError(f"the view does not show seat {view.viewer}'s concealed tiles")
+            return seat
+    raise ValueError(f"seat {view.viewer} is not in the view")
+
+
+def latest_discard(view: TableView) -> tuple[int, int] | None:
+    """Which discard is the latest one on the table, as (seat, index): ``last_discard`` while
+    it lies untaken; else, while the player in turn holds a tile just drawn, the previous
+    player's last discard unless it was claimed."""
+    seats = {s.seat: s for s in view.seats}
+    if view.last_discard is not None:
+        seat = seats.get(view.last_discard[0])
+        if seat is None or not seat.discards:
+            return None
+        return seat.seat, len(seat.discards) - 1
+    turn = seats.get(view.turn)
+    if view.phase != "play" or turn is None or concealed_tiles(turn)[1] is None:
+        return None
+    for k in range(1, 4):
+        prev = seats.get((view.turn - k) % 4)
+        if prev is not None and prev.occupied:
+            last = len(prev.discards) - 1
+            if prev.discards and last not in prev.claimed:
+                return prev.seat, last
+            return None
+    return None
+
+
+def _set_size(view: TableView) -> int:
+    """How many tiles the set has: every tile is in the wall (``wall_remaining`` counts the
+    dead wall too) or on the table (a claimed discard is counted in its set, not twice)."""
+    out = view.wall_remaining
+    for seat in view.seats:
+        if not seat.occupied:
+            continue
+        tiles, drawn = concealed_tiles(seat)
+        out += len(tiles) + (drawn is not None) + sum(m.size for m in seat.melds)
+        out += len(seat.flowers) + len(seat.discards) - len(seat.claimed)
+    return out
+
+
+def _river_rows(view: TableView) -> int:
+    """Rows of discards to keep for every seat: as many as a seat fills when the live wall
+    is shared out evenly (and one tile over), so a block keeps its size all hand long."""
+    seats = [s for s in view.seats if s.occupied]
+    if not seats:
+        return 1
+    size = max(hand_size(s) for s in seats)
+    live = _set_size(view) - view.dead_wall - len(seats) * size - 1
+    per_seat = math.ceil(max(live, 0) / len(seats)) + 1
+    return max(1, math.ceil(per_seat / PER_ROW))
+
+
+# --- the blocks ------------------------------------------------------------------------------
+
+
+def _shifted(items: Sequence[Placed], x: float, base: float) -> list[Placed]:
+    """Items laid along a line whose ``v`` rises from ``base``, as top-left image boxes."""
+    out = []
+    for item in items:
+        top = base - item.v - item.dv
+        out.append(Placed(item.tile, x + item.u, top, item.width, item.sideways, item.dim))
+    return out
+
+
+def _low_stack(item: Placed) -> Placed:
+    """The fourth tile of an added kong lies on the sideways one; here it is shifted up
+    only so far that the set is no taller than an upright tile, so the line keeps its
+    height (the lower tile still shows a strip)."""
+    lift = face_height(item.width) - item.width
+    if item.v <= lift:
+        return item
+    return Placed(item.tile, item.u, lift, item.width, item.sideways, item.dim, item.outline)
+
+
+def _meld_units(
+    seat: SeatView, show_hand: bool, room: float
+) -> list[tuple[list[Placed], float, float, str]]:
+    """The seat's meld line as units that may wrap: its hand (backs, or faces once laid
+    open), each set, its flowers."""
+    units: list[tuple[list[Placed], float, float, str]] = []
+    for meld in seat.melds:
+        items, length = meld_items(meld, seat.seat, TILE_W, 0)
+        units.append(([_low_stack(item) for item in items], length, SET_GAP, "meld"))
+    for i, flower in enumerate(seat.flowers):
+        items, length = row_items([flower], TILE_W, 0)
+        units.append((items, length, SET_GAP if i == 0 else 0.0, "flower"))
+    if show_hand:
+        tiles, drawn = concealed_tiles(seat)
+        hidden = seat.concealed is None
+        if hidden:
+            # A hidden hand's backs only where they fit before the sets (the plate gives
+            # the count in words), so they never push a set onto a second line.
+            sets = sum(length + gap for _, length, gap, _ in units)
+            backs = (len(tiles) + (drawn is not None)) * BACK_W + 4 + SET_GAP
+            if sets + backs > room:
+                return units
+        w = BACK_W if hidden else TILE_W
+        role = "back" if hidden else "concealed"
+        # Tile by tile, so that a hand laid open wraps like text.
+        hand: list[tuple[list[Placed], float, float, str]] = [
+            (row_items([tile], w, 0)[0], w, 0.0, role) for tile in tiles
+        ]
+        if drawn is not None:
+            hand.append((row_items([drawn], w, 0)[0], w, 4.0, role))
+        units = hand + units
+    return units
+
+
+def _meld_lines(
+    seat: SeatView, show_hand: bool, room: float
+) -> list[tuple[list[tuple[Placed, str]], int]]:
+    """The meld line wrapped to ``room``: each line's items (with their role) and height."""
+    units = _meld_units(seat, show_hand, room)
+    roles = [role for items, _, _, role in units for _ in items]
+    lines = flow([(items, length, gap) for items, length, gap, _ in units], room)
+    out = []
+    k = 0
+    for items, _ in lines:  # flow() keeps the items in order, so the roles follow
+        height = max(line_height(items), face_height(TILE_W)) + depth(TILE_W)
+        out.append((list(zip(items, roles[k : k + len(items)], strict=True)), height))
+        k += len(items)
+    return out
+
+
+def _block(
+    view: TableView,
+    seat: SeatView,
+    y: float,
+    rows: int,
+    latest: tuple[int, int] | None,
+    *,
+    own: bool,
+) -> tuple[SeatBlock, list[TileBox], float]:
+    """A seat's block from ``y``: returns it, its tiles and the ``y`` below it."""
+    boxes: list[TileBox] = []
+    top = y + PAD
+    # The viewer's own hand and sets go in the hand area below the block, not in it.
+    lines = [] if own else _meld_lines(seat, True, CONTENT_W)
+    if not own and not lines:
+        lines = [([], LINE_H)]
+    for items, height in lines:
+        base = top + height - depth(TILE_W)
+        for item, role in items:
+            (placed,) = _shifted([item], CONTENT_X, base)
+            boxes.append(
+                TileBox(
+                    placed.tile,
+                    placed.u,
+                    placed.v,
+                    placed.width,
+                    role,
+                    seat.seat,
+                    sideways=placed.sideways,
+                )
+            )
+        top += height + 4
+    rows = max(rows, math.ceil(len(seat.discards) / PER_ROW), 1)
+    for i, tile in enumerate(seat.discards):
+        row, col = divmod(i, PER_ROW)
+        is_latest = latest == (seat.seat, i)
+        boxes.append(
+            TileBox(
+                tile,
+                CONTENT_X + col * TILE_W,
+                top + row * ROW_PITCH,
+                TILE_W,
+                "discard",
+                seat.seat,
+                dim=i in seat.claimed,
+                outline=HIGHLIGHT if is_latest else None,
+            )
+        )
+    bottom = top + (rows - 1) * ROW_PITCH + LINE_H + PAD
+    bottom = max(bottom, y + PLATE_MIN_H)
+    region = (MARGIN, round(y), WIDTH - 2 * MARGIN, round(bottom - y))
+    plate = (MARGIN + 3, round(y) + 3, PLATE_W - 6, round(bottom - y) - 6)
+    return SeatBlock(seat.seat, region, plate, own), boxes, bottom
+
+
+PLATE_MIN_H = 112
+HIGHLIGHT: Color = (255, 150, 30)
+
+
+def _hand_area(
+    view: TableView, seat: SeatView, y: float
+) -> tuple[list[TileBox], Rect, Rect, int, float]:
+    """The viewer's sets and flowers beside the drawn tile's place, then the hand in one
+    row of large tiles: returns the tiles, the area, the drawn tile's slot, the hand's tile
+    width and the ``y`` below."""
+    size = hand_size(seat)
+    hw = min(HAND_MAX_W, (WIDTH - 2 * MARGIN) // max(size, 1))
+    hh = face_height(hw)
+    slot_x = WIDTH - MARGIN - hw
+    room = slot_x - SET_GAP - MARGIN
+    lines = _meld_lines(seat, False, room)
+    boxes: list[TileBox] = []
+    top = y + 18  # room for the "drawn" caption above the slot
+    first_h = max(hh + depth(hw), LINE_H, lines[0][1] if lines else 0)
+    # Sets that do not fit beside the slot go on extra lines above the first.
+    extra = sum(h + 4 for _, h in lines[1:])
+    line_top = top
+    for i, (items, height) in enumerate([*lines[1:], *lines[:1]]):
+        last = i == len(lines) - 1
+        base = (top + extra + first_h - depth(hw)) if last else (line_top + height - depth(TILE_W))
+        for item, role in items:
+            (placed,) = _shifted([item], MARGIN, base)
+            boxes.append(
+                TileBox(
+                    placed.tile,
+                    placed.u,
+                    placed.v,
+                    placed.width,
+                    role,
+                    seat.seat,
+                    sideways=placed.sideways,
+                )
+            )
+        line_top += height + 4
+    slot_y = top + extra + first_h - depth(hw) - hh
+    slot = (slot_x, round(slot_y), hw, hh)
+    row_y = top + extra + first_h + 6
+    tiles = sorted(seat.concealed or ())
+    for i, tile in enumerate(tiles):
+        boxes.append(TileBox(tile, MARGIN + i * hw, row_y, hw, "hand", seat.seat))
+    if seat.drawn is not None:
+        boxes.append(TileBox(seat.drawn, slot_x, slot_y, hw, "drawn", seat.seat))
+    bottom = row_y + hh + depth(hw) + MARK_SPACE + MARGIN
+    area = (MARGIN, round(y), WIDTH - 2 * MARGIN, round(bottom - y))
+    return boxes, area, slot, hw, bottom
+
+
+def layout_table(view: TableView) -> TableLayout:
+    """The layout of ``view``: the channel table when ``view.viewer`` is None, else that
+    seat's table with its hand at the bottom (and room under it for the hint marks, whether
+    there are any or not, so that the image keeps its height)."""
+    seats = {s.seat: s for s in view.seats}
+    order = seat_order(view)
+    own = view.viewer if view.viewer is not None and view.viewer in order else None
+    if own is not None:
+        _own_seat(view)
+    latest = latest_discard(view)
+    if own is not None:
+        rows = _river_rows(view)
+    else:
+        # The channel's table grows a row at a time as the discards need (all seats
+        # alike); a seat's table keeps room for the whole hand from the start.
+        most = max((len(seats[s].discards) for s in order), default=0)
+        rows = max(2, math.ceil(most / PER_ROW))
+    y: float = HEADER_H
+    blocks: list[SeatBlock] = []
+    tiles: list[TileBox] = []
+    for seat_no in order:
+        block, boxes, y = _block(view, seats[seat_no], y, rows, latest, own=seat_no == own)
+        blocks.append(block)
+        tiles.extend(boxes)
+        y += BLOCK_GAP
+    hand = slot = None
+    hand_w = 0
+    if own is not None:
+        boxes, hand, slot, hand_w, y = _hand_area(view, seats[own], y - BLOCK_GAP)
+        tiles.extend(boxes)
+    else:
+        y += MARGIN - BLOCK_GAP
+    if latest is not None:
+        seat, index = latest
+        tile = seats[seat].discards[index]
+        tiles.append(TileBox(tile, WIDTH - MARGIN - 78 - BIG_W, 30, BIG_W, "latest", seat))
+    return TableLayout(
+        width=WIDTH,
+        height=round(y),
+        header=(0, 0, WIDTH, HEADER_H),
+        blocks=tuple(blocks),
+        tiles=tuple(tiles),
+        latest=latest,
+        hand=hand,
+        drawn_slot=slot,
+        hand_width=hand_w,
+    )
+
+
+__all__ = ["BACK", "TableLayout", "TileBox", "hand_order", "layout_table", "seat_order"]
