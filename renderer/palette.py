@@ -82,10 +82,11 @@ def training_images() -> list[Image.Image]:
     """Tables (public and a seat's), hands and score cards from seeded games of every rule
     set, at 2, 3 and 4 players, early and late in a hand."""
     from bot.rules.game import view
-    from renderer.demo import NAMES, _play, _ready_marks
+    from renderer.demo import NAMES, _ready_marks
     from renderer.hand import compose_hand
+    from renderer.samples import play_game as _play
     from renderer.score_card import compose_score_card
-    from renderer.table import compose_table
+    from renderer.table import compose_seat_table, compose_table
 
     images: list[Image.Image] = []
     games = [
@@ -101,7 +102,9 @@ def training_images() -> list[Image.Image]:
         images.append(compose_table(view(state, None), NAMES, western_index=True))
         images.append(compose_table(view(state, state.turn), NAMES, western_index=True))
         own = view(state, state.turn)
-        images.append(compose_hand(own, marks=_ready_marks(own), western_index=True))
+        marks = _ready_marks(own)
+        images.append(compose_seat_table(own, NAMES, marks=marks, western_index=True))
+        images.append(compose_hand(own, marks=marks, western_index=True))
     for number, ruleset in enumerate(["pung-chow-limit", "singapore", "filipino-16"]):
         over = _play(ruleset, 200 + number)
         result = over.results[-1]

@@ -45,8 +45,6 @@ NAME_FACES = (
     (CONDENSED, 14),
     (CONDENSED, 13),
 )
-BLOCK_FILL = (19, 74, 55)
-TURN_FILL = (30, 92, 66)
 TOP_LEFT = Frame(0, 0, (1, 0), (0, 1), 0)
 
 
@@ -166,7 +164,7 @@ def _draw_block(
     d.rounded_rectangle(
         (x, y, x + w - 1, y + h - 1),
         radius=10,
-        fill=TURN_FILL if turn else BLOCK_FILL,
+        fill=style.SEAT_TURN if turn else style.SEAT_BLOCK,
         outline=style.GOLD if turn else style.FELT_LINE,
         width=4 if turn else 1,
     )

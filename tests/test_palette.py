@@ -16,7 +16,7 @@ from renderer.encode import png_bytes
 from renderer.hand import compose_hand
 from renderer.samples import NAMES, sample_scores, sample_table
 from renderer.score_card import compose_score_card
-from renderer.table import compose_table
+from renderer.table import compose_seat_table, compose_table
 
 
 def colour_error(image: Image.Image, png: bytes) -> tuple[float, float]:
@@ -38,7 +38,7 @@ def pictures() -> dict[str, Image.Image]:
     return {
         "table": compose_table(table, NAMES, western_index=True),
         "table-16": compose_table(sixteen, NAMES, western_index=False),
-        "seat": compose_table(seat, NAMES, western_index=True),
+        "seat": compose_seat_table(seat, NAMES, marks=frozenset((0, 9)), western_index=True),
         "hand": compose_hand(seat, marks=frozenset((0, 9, 18)), western_index=True),
         "score card": compose_score_card(
             revealed, NAMES, scores, payments, winner=winner, winning_tile=None
