@@ -1,8 +1,10 @@
 """``/chips``, ``/history``, ``/stats`` and ``/leaderboard``: the server's chip ledger.
 
-Thin: each command asks the LedgerService and renders an embed. Names come from the member
-cache, else the name stored when the player last played, else a mention (which Discord shows
-as the member's name), so no command waits on member look-ups.
+Thin: each command asks the LedgerService and renders an embed. Each acknowledges the
+interaction (defers) before reading the database, so a burst of commands never leaves one
+unanswered for Discord's 3 s. Names come from the member cache, else the name stored when
+the player last played, else a mention (which Discord shows as the member's name), so no
+command waits on member look-ups.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         self, interaction: discord.Interaction, member: discord.Member | None = None
     ) -> None:
         assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True)  # before the database
         user = _who(interaction, member)
         balance = await self.service.balance(interaction.guild_id, user.id)
         start = await self.service.starting_chips(interaction.guild_id)
@@ -91,7 +94,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         embed.description = (
             f"{name} started with {chips(start)} and is {signed(balance - start)} since."
         )
-        await interaction.response.send_message(embed=embed)
+        await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
     @app_commands.command(name="history", description="Recent hands and settlements")
@@ -101,6 +104,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         self, interaction: discord.Interaction, member: discord.Member | None = None
     ) -> None:
         assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True)  # before the database
         user = _who(interaction, member)
         rows = await self.service.history(interaction.guild_id, user.id, HISTORY_LIMIT)
         if not rows:
@@ -119,7 +123,7 @@ class LedgerCog(GuildOnly, commands.Cog):
                 )
             text = "\n".join(lines)
         embed = make_embed(f"{display_name(user)}: recent hands", text)
-        await interaction.response.send_message(embed=embed)
+        await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
     @app_commands.command(name="stats", description="Hands, wins, biggest hand and streaks")
@@ -129,6 +133,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         self, interaction: discord.Interaction, member: discord.Member | None = None
     ) -> None:
         assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True)  # before the database
         user = _who(interaction, member)
         s = await self.service.stats(interaction.guild_id, user.id)
         embed = make_embed(f"{display_name(user)}: statistics")
@@ -143,7 +148,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         embed.add_field(name="Current streak", value=str(s.current_streak))
         embed.add_field(name="Chips won or lost", value=signed(s.net))
         embed.add_field(name="Balance", value=chips(s.balance))
-        await interaction.response.send_message(embed=embed)
+        await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
     @app_commands.command(name="leaderboard", description="The server's ranks")
@@ -157,6 +162,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         period: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True)  # before the database
         what = metric.value if metric else "chips"
         when = period.value if period else "all"
         entries = await self.service.leaderboard(interaction.guild_id, what, when, limit=10)
@@ -172,7 +178,7 @@ class LedgerCog(GuildOnly, commands.Cog):
             text = "\n".join(
                 f"**{e.rank}.** {names[e.user_id]} · {_value(e, what, when)}" for e in entries
             )
-        await interaction.response.send_message(
+        await interaction.followup.send(
             embed=make_embed(title, text),
             allowed_mentions=discord.AllowedMentions.none(),
         )

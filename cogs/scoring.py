@@ -1,15 +1,22 @@
 """``/score``, ``/rules`` and ``/settle``: for people playing with real tiles.
 
 Thin: each command parses its options, calls the ScoringService, and renders the answer.
+A mistake of the user's is found before anything slow and answered privately; then the
+interaction is acknowledged (deferred) before any database write or drawing, so a burst of
+commands never leaves one unanswered for Discord's 3 s. Score cards are drawn by the bot's
+drawing processes (:mod:`bot.drawing`), never in its own threads.
+
 ``/settle`` posts a pending settlement with a Confirm and a Cancel button whose custom ids
 (``mj:settle:<id>:confirm``) carry the settlement, as ``DynamicItem``s, so the buttons keep
-working after a restart. Only the paying players' clicks count, each once; the ledger is
-written when the last of them confirms.
+working after a restart. Every player but the proposer must confirm, each once, whatever the
+scores; nothing counts until then, and after ``PENDING_SECONDS`` it expires (its buttons then
+answer so and the message shows it). ``/rules`` answers privately with a button that shares
+the same text in the channel.
 """
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 import io
 import logging
 import re
@@ -21,7 +28,7 @@ from discord.ext import commands
 
 from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
-from bot.service.ledger import Settlement
+from bot.service.ledger import Settlement, others_of
 from bot.service.rules_topics import matching_topics
 from bot.service.scoring import WINDS, ScoreResult, ScoringService, SettlePlayer
 from cogs.common import (
@@ -97,74 +104,100 @@ def score_embed(result: ScoreResult) -> discord.Embed:
     return embed
 
 
-def score_card_png(result: ScoreResult, name: str = "") -> bytes | None:
-    """The score card image of a scored hand (``name``: whose hand), if the renderer is
-    installed; None otherwise, or if drawing fails (the embed alone is a full answer). Runs
-    in a worker thread."""
-    try:
-        import renderer
-    except ImportError:
-        return None
-    render = getattr(renderer, "render_score_card", None)
-    if render is None:
-        return None
-    try:
-        from bot.rules.game.view import SeatView, TableView
+def score_card_request(
+    result: ScoreResult, name: str = ""
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of ``renderer.render_score_card`` for a hand scored by ``/score``
+    (``name``: whose hand): the hand alone at its seat, the others empty."""
+    from bot.rules.game.view import SeatView, TableView
 
-        hand = result.hand
-        seats = tuple(
-            SeatView(
-                seat=s,
-                wind=s,
-                concealed=tuple(hand.concealed) if s == result.seat else None,
-                concealed_count=len(hand.concealed) if s == result.seat else 0,
-                melds=tuple(hand.melds) if s == result.seat else (),
-                flowers=tuple(hand.flowers) if s == result.seat else (),
-                occupied=s == result.seat,
-            )
-            for s in range(4)
+    hand = result.hand
+    seats = tuple(
+        SeatView(
+            seat=s,
+            wind=s,
+            concealed=tuple(hand.concealed) if s == result.seat else None,
+            concealed_count=len(hand.concealed) if s == result.seat else 0,
+            melds=tuple(hand.melds) if s == result.seat else (),
+            flowers=tuple(hand.flowers) if s == result.seat else (),
+            occupied=s == result.seat,
         )
-        view = TableView(
-            viewer=None,
-            ruleset=result.ruleset,
-            seats=seats,
-            round_wind=result.round_wind,
-            hand_number=0,  # no game around it: the card says no hand number
-            dealer=0,
-            turn=result.seat,
-            wall_remaining=0,
-            dead_wall=0,
-            revealed=True,
-        )
-        names = list(WINDS)
-        if name:
-            names[result.seat] = name
-        scores = [result.score if s == result.seat else None for s in range(4)]
-        return render(
-            view,
-            names,
-            scores,
-            list(result.payments),
-            winner=result.seat if result.winner else None,
-            winning_tile=result.win.tile if result.win is not None else None,
-        )
+        for s in range(4)
+    )
+    view = TableView(
+        viewer=None,
+        ruleset=result.ruleset,
+        seats=seats,
+        round_wind=result.round_wind,
+        hand_number=0,  # no game around it: the card says no hand number
+        dealer=0,
+        turn=result.seat,
+        wall_remaining=0,
+        dead_wall=0,
+        revealed=True,
+    )
+    names = list(WINDS)
+    if name:
+        names[result.seat] = name
+    scores = [result.score if s == result.seat else None for s in range(4)]
+    title = None
+    if not result.winner:
+        title = f"A losing hand: {chips(result.score.total)} points (no Mah-Jongg)"
+    kwargs: dict[str, Any] = {
+        "winner": result.seat if result.winner else None,
+        "winning_tile": result.win.tile if result.win is not None else None,
+        "title": title,
+    }
+    return (view, names, scores, list(result.payments)), kwargs
+
+
+async def draw_lookup(drawing: Any, kind: str, *args: Any, **kwargs: Any) -> bytes:
+    """Draw through the bot's drawing processes, in the "lookup" lane where the drawing
+    helper offers lanes (a look-up waits behind no table's images)."""
+    if "lane" in _draw_parameters(drawing):
+        kwargs["lane"] = "lookup"
+    return await drawing.draw(kind, *args, **kwargs)
+
+
+def _draw_parameters(drawing: Any) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(drawing.draw).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+async def score_card_png(client: Any, result: ScoreResult, name: str = "") -> bytes | None:
+    """The score card image of a scored hand, drawn by the bot's drawing processes; None if
+    drawing fails (the embed alone is a full answer)."""
+    drawing = getattr(client, "drawing", None)
+    if drawing is None:
+        return None
+    try:
+        args, kwargs = score_card_request(result, name)
+        return await draw_lookup(drawing, "score_card", *args, **kwargs)
     except Exception:
         log.exception("score card failed; answering with the embed only")
         return None
 
 
-def _renderer_available() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("renderer") is not None
-
-
 # -- /settle -----------------------------------------------------------------------------------
 
 
-def settle_embed(settlement: Settlement) -> discord.Embed:
+STATUS_WORDS = {
+    "pending": ("waiting for confirmation", COLOUR_WARN),
+    "posted": ("posted to the ledger", COLOUR_DONE),
+    "cancelled": ("cancelled: nothing recorded", COLOUR_OFF),
+    "expired": ("expired: nothing recorded", COLOUR_OFF),
+}
+
+
+def settle_embed(
+    settlement: Settlement, status: str | None = None, expires: int | None = None
+) -> discord.Embed:
     """A settlement as its message shows it: the players and their scores, who pays whom,
-    and who has confirmed; its colour and title follow its status."""
+    who has confirmed, and until when; its colour and title follow its ``status`` (the
+    stored one unless given: ``expired`` is a pending one past its time)."""
+    status = status or settlement.status
     details = settlement.details
     names = {p.user_id: clean(p.display_name or str(p.user_id)) for p in settlement.parties}
     winner = details.get("winner")
@@ -179,33 +212,34 @@ def settle_embed(settlement: Settlement) -> discord.Embed:
         )
     round_wind = WINDS[details.get("round", 0)]
     head = f"`{settlement.ruleset}`, {round_wind} round"
-    status = {
-        "pending": ("waiting for confirmation", COLOUR_WARN),
-        "posted": ("posted to the ledger", COLOUR_DONE),
-        "cancelled": ("cancelled", COLOUR_OFF),
-    }[settlement.status]
-    embed = make_embed(
-        f"Settlement #{settlement.id}: {status[0]}",
-        head + "\n" + "\n".join(rows),
-        colour=status[1],
-    )
+    if settlement.created_by is not None:
+        head += f" · proposed by <@{settlement.created_by}>"
+    words, colour = STATUS_WORDS.get(status, STATUS_WORDS["pending"])
+    text = head + "\n" + "\n".join(rows)
+    if status == "pending":
+        until = f" It expires <t:{expires}:R>." if expires else ""
+        text += (
+            "\n\nNothing counts (chips, history, statistics, leaderboards) until every player "
+            f"below has pressed **Confirm**.{until} Any of them may **Cancel** it."
+        )
+    elif status == "expired":
+        text += "\n\nNot every player confirmed in time: nothing was recorded."
+    embed = make_embed(f"Settlement #{settlement.id}: {words}", text, colour=colour)
     payments = [
         f"{names.get(p['payer'], p['payer'])} pays {names.get(p['payee'], p['payee'])} "
         f"**{chips(p['amount'])}**"
         for p in details.get("payments", [])
     ]
     embed.add_field(name="Payments", value="\n".join(payments)[:1024] or "Nobody pays.")
-    payers = [p for p in settlement.parties if p.must_confirm]
-    if payers:
-        marks = [f"{'✅' if p.confirmed else '⏳'} {names[p.user_id]}" for p in payers]
-        embed.add_field(name="Confirmed by the paying players", value="\n".join(marks)[:1024])
-    if settlement.status == "pending":
-        embed.set_footer(text="Posted to the ledger once every paying player has confirmed.")
+    asked = others_of(settlement)
+    if asked:
+        marks = [f"{'✅' if p.confirmed else '⏳'} {names[p.user_id]}" for p in asked]
+        embed.add_field(name="Confirmed by the players", value="\n".join(marks)[:1024])
     return embed
 
 
-def settle_view(settlement: Settlement) -> discord.ui.View | None:
-    if settlement.status != "pending":
+def settle_view(settlement: Settlement, status: str | None = None) -> discord.ui.View | None:
+    if (status or settlement.status) != "pending":
         return None
     view = discord.ui.View(timeout=None)
     view.add_item(SettleButton(settlement.id, "confirm"))
@@ -241,8 +275,8 @@ class SettleButton(
         return cls(int(match["id"]), match["verb"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        service = _scoring(interaction.client)
         try:
-            service = _scoring(interaction.client)
             if self.verb == "confirm":
                 settlement, posted = await service.confirm(
                     self.settlement_id, interaction.user.id, guild_id=interaction.guild_id
@@ -255,16 +289,40 @@ class SettleButton(
                     guild_id=interaction.guild_id,
                 )
                 posted = False
-            await interaction.response.edit_message(
-                embed=settle_embed(settlement), view=settle_view(settlement)
-            )
-            if posted:
-                await interaction.followup.send(
-                    f"Settlement #{settlement.id} is posted to the ledger. See `/chips`.",
-                    allowed_mentions=discord.AllowedMentions.none(),
-                )
         except Exception as exc:  # the user's mistake privately, ours in the log
             await handle_error(interaction, exc)
+            await self._show_if_closed(interaction, service)
+            return
+        status = service.settlement_status(settlement)
+        await interaction.response.edit_message(
+            embed=settle_embed(settlement, status, service.expires_at(settlement)),
+            view=settle_view(settlement, status),
+        )
+        if posted:
+            await interaction.followup.send(
+                f"Settlement #{settlement.id} is posted to the ledger. See `/chips`.",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+
+    async def _show_if_closed(
+        self, interaction: discord.Interaction, service: ScoringService
+    ) -> None:
+        """A press refused because the settlement is over (expired, cancelled, posted): the
+        message is brought up to date, so its buttons no longer invite presses."""
+        settlement = await service.get_settlement(self.settlement_id)
+        if settlement is None or interaction.message is None:
+            return
+        if settlement.guild_id != interaction.guild_id:
+            return
+        status = service.settlement_status(settlement)
+        if status == "pending":
+            return
+        try:
+            await interaction.message.edit(
+                embed=settle_embed(settlement, status), view=settle_view(settlement, status)
+            )
+        except discord.HTTPException:
+            log.warning("could not update settlement %s's message", settlement.id)
 
 
 def _as_win(text: str | None) -> str | None:
@@ -273,6 +331,49 @@ def _as_win(text: str | None) -> str | None:
         return None
     words = text.split()
     return text if words[0].lower() in ("win", "won", "winning", "+") else f"win {text}"
+
+
+def _card_alt(result: ScoreResult) -> str:
+    what = "Mah-Jongg" if result.winner else "A losing hand"
+    return f"Score card: {what}, {result.text}, {result.score.total} points"[:1000]
+
+
+class ShareRulesButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:rules:share:(?P<topic>[a-z0-9-]{1,40})",
+):
+    """Under a private ``/rules`` answer: post the same text in the channel, for everyone."""
+
+    def __init__(self, topic: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Share in the channel",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"mj:rules:share:{topic}",
+            )
+        )
+        self.topic = topic
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Button[Any],
+        match: re.Match[str],
+    ) -> ShareRulesButton:
+        return cls(match["topic"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            topic = None if self.topic == "topics" else self.topic
+            found = _scoring(interaction.client).rules_text(topic)
+            embed = make_embed(found.title, found.text)
+            embed.set_footer(text=f"Shared by {display_name(interaction.user)} · /rules")
+            await interaction.response.send_message(
+                embed=embed, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except Exception as exc:
+            await handle_error(interaction, exc)
 
 
 # -- the cog -----------------------------------------------------------------------------------
@@ -287,10 +388,10 @@ class ScoringCog(GuildOnly, commands.Cog):
         return _scoring(self.bot)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SettleButton)
+        self.bot.add_dynamic_items(SettleButton, ShareRulesButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SettleButton)
+        self.bot.remove_dynamic_items(SettleButton, ShareRulesButton)
 
     @app_commands.command(name="score", description="Score a hand played with real tiles")
     @app_commands.guild_only()
@@ -326,16 +427,13 @@ class ScoringCog(GuildOnly, commands.Cog):
             options=parse_option_text(options) or None,
             renchon=renchon,
         )
+        await interaction.response.defer(thinking=True)  # before drawing the card
         embed = score_embed(result)
-        if not _renderer_available():
-            await interaction.response.send_message(embed=embed)
-            return
-        await interaction.response.defer(thinking=True)
-        png = await asyncio.to_thread(score_card_png, result, display_name(interaction.user))
+        png = await score_card_png(interaction.client, result, display_name(interaction.user))
         if png is None:
             await interaction.followup.send(embed=embed)
             return
-        card = discord.File(io.BytesIO(png), "score.png", description="The score card")
+        card = discord.File(io.BytesIO(png), "score.png", description=_card_alt(result))
         embed.set_image(url="attachment://score.png")
         await interaction.followup.send(embed=embed, file=card)
 
@@ -348,7 +446,11 @@ class ScoringCog(GuildOnly, commands.Cog):
         topic: app_commands.Range[str, 0, 60] | None = None,
     ) -> None:
         found = self.service.rules_text(topic)
-        await interaction.response.send_message(embed=make_embed(found.title, found.text))
+        view = discord.ui.View(timeout=None)
+        view.add_item(ShareRulesButton(found.key))
+        await interaction.response.send_message(
+            embed=make_embed(found.title, found.text), view=view, ephemeral=True
+        )
 
     @rules.autocomplete("topic")
     async def _topic_choices(
@@ -408,7 +510,7 @@ class ScoringCog(GuildOnly, commands.Cog):
             if member.bot:
                 raise UserError(f"{display_name(member)} is a bot; only members play.")
             players.append(SettlePlayer(member.id, wind, result, display_name(member)))
-        settlement = await self.service.propose_settlement(
+        proposal = await self.service.prepare_settlement(
             interaction.guild_id or 0,
             interaction.channel_id,
             interaction.user.id,
@@ -418,26 +520,41 @@ class ScoringCog(GuildOnly, commands.Cog):
             round_wind=round_wind.value if round_wind else 0,
             source_key=f"settle:{interaction.id}",
         )
-        waiting = settlement.waiting_for
-        content = None
-        if waiting:
-            content = (
-                " ".join(f"<@{p.user_id}>" for p in waiting)
-                + ": please check and press **Confirm**."
-            )
-        view = settle_view(settlement)
-        await interaction.response.send_message(
-            content,
-            embed=settle_embed(settlement),
+        await interaction.response.defer(thinking=True)  # before writing it down
+        settlement = await self.service.store_settlement(proposal)
+        status = self.service.settlement_status(settlement)
+        expires = self.service.expires_at(settlement)
+        view = settle_view(settlement, status)
+        await interaction.followup.send(
+            embed=settle_embed(settlement, status, expires),
             view=view if view is not None else discord.utils.MISSING,
-            allowed_mentions=discord.AllowedMentions(
-                users=[discord.Object(p.user_id) for p in waiting], roles=False, everyone=False
-            ),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
+        waiting = settlement.waiting_for
+        if waiting and status == "pending":
+            # Its own message: filling the deferred answer is an edit, and edits never ping.
+            await interaction.followup.send(
+                " ".join(f"<@{p.user_id}>" for p in waiting)
+                + f": {display_name(interaction.user)} recorded a game with you (settlement "
+                f"#{settlement.id} above). Nothing counts until each of you presses **Confirm**; "
+                f"it expires <t:{expires}:R>.",
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(p.user_id) for p in waiting], roles=False, everyone=False
+                ),
+            )
 
 
 async def setup(bot: commands.Bot) -> None:
     await bot.add_cog(ScoringCog(bot))
 
 
-__all__ = ["ScoringCog", "SettleButton", "reply_error", "score_card_png", "score_embed", "setup"]
+__all__ = [
+    "ScoringCog",
+    "SettleButton",
+    "ShareRulesButton",
+    "reply_error",
+    "score_card_png",
+    "score_card_request",
+    "score_embed",
+    "setup",
+]

@@ -3,20 +3,25 @@ itemised score, and who paid whom, as one image.
 
 The winner's block comes first, then the others in turn order from the winner. ``scores``
 is indexed by physical seat; payments name physical seats (as the game engine settles).
+
+Every text is measured before it is placed: a score line too long for its column wraps onto
+more lines (the block grows), a total and a payment never run into each other, however wide
+the numbers; only players' names are shortened with an ellipsis, never a score line
+(issue 11: singapore lines were cut, and "5760 points+23040" ran together).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.score import Payment, Score, ScoreLine
 from renderer import style
 from renderer.fonts import BOLD, CJK, REGULAR, font
 from renderer.glyphs import WIND_GLYPHS
-from renderer.layout import Frame, Placed, Scene, ellipsize
+from renderer.layout import Frame, Placed, Scene, ellipsize, latin_safe
 from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_items
 from renderer.tile_cache import depth
 
@@ -91,9 +96,59 @@ def _lines_height(lines: list[tuple[list[Placed], float]]) -> int:
     return sum(line_height(items) + depth(TILE_W) + CAPTION for items, _ in lines)
 
 
-def _block_height(lines: list[tuple[list[Placed], float]], rows: int) -> int:
-    text_lines = (rows + 1) // 2 if rows > 3 else rows
-    return HEAD + _lines_height(lines) + 6 + max(text_lines, 1) * LINE + 12
+ROW_FONT = (REGULAR, 15)
+VALUE_FONT = (BOLD, 15)
+COLUMN_GAP = 20
+
+
+def wrap_whole(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
+    """``text`` wrapped to ``max_width`` pixels on as many lines as it needs (greedy, by
+    words; a word wider than a line is broken between characters). Nothing is left out."""
+    lines: list[str] = []
+    current = ""
+    for word in latin_safe(text).split():
+        trial = f"{current} {word}".strip()
+        if f.getlength(trial) <= max_width:
+            current = trial
+            continue
+        if current:
+            lines.append(current)
+        current = word
+        while f.getlength(current) > max_width and len(current) > 1:
+            cut = len(current) - 1
+            while cut > 1 and f.getlength(current[:cut]) > max_width:
+                cut -= 1
+            lines.append(current[:cut])
+            current = current[cut:]
+    lines.append(current)
+    return lines
+
+
+def _row_layout(
+    rows: list[tuple[str, str]], width: int
+) -> tuple[list[tuple[float, float, list[str], str, float]], int]:
+    """Where each score line goes: (x, y offset, wrapped name lines, value, value's right
+    edge), and the height of them all. Two columns when there are more than three lines."""
+    two_cols = len(rows) > 3
+    inner = width - 2 * MARGIN
+    col_w = (inner - COLUMN_GAP) / 2 if two_cols else inner
+    per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
+    f_name, f_val = font(*ROW_FONT), font(*VALUE_FONT)
+    placed = []
+    heights = [0, 0]
+    for i, (name, value) in enumerate(rows):
+        col = i // per_col if per_col else 0
+        x = MARGIN + col * (col_w + COLUMN_GAP)
+        right = x + col_w - 8
+        room = col_w - 8 - (f_val.getlength(value) + 14 if value else 0)
+        lines = wrap_whole(name, f_name, room)
+        placed.append((x, heights[col], lines, value, right))
+        heights[col] += LINE * len(lines)
+    return placed, max(max(heights), LINE)
+
+
+def _block_height(lines: list[tuple[list[Placed], float]], rows_height: int) -> int:
+    return HEAD + _lines_height(lines) + 6 + rows_height + 12
 
 
 def compose_score_card(
@@ -104,6 +159,7 @@ def compose_score_card(
     *,
     winner: int | None,
     winning_tile: int | None,
+    title: str | None = None,
 ) -> Image.Image:
     seats = [s for s in view.seats if s.occupied]
     if winner is not None:
@@ -123,12 +179,15 @@ def compose_score_card(
         [WIDTH] + [int(length) + 2 * MARGIN for ls in lines_of.values() for _, length in ls]
     )
     title_h = 54
-    heights = [_block_height(lines_of[s.seat], len(rows_of[s.seat])) for s in seats]
-    height = title_h + sum(heights) + 10 * len(seats) + 34 + max(len(payments), 1) * LINE + MARGIN
+    layouts = {s.seat: _row_layout(rows_of[s.seat], width) for s in seats}
+    heights = [_block_height(lines_of[s.seat], layouts[s.seat][1]) for s in seats]
+    paid = _payment_layout(payments, names, width)
+    paid_h = sum(LINE * len(reason) for _, _, reason in paid) if paid else LINE
+    height = title_h + sum(heights) + 10 * len(seats) + 34 + paid_h + MARGIN
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image)
     d = scene.draw
-    _title(d, view, names, winner, width)
+    _title(d, view, names, winner, width, title)
     y = title_h
     for seat, h in zip(seats, heights, strict=True):
         _block(
@@ -137,7 +196,7 @@ def compose_score_card(
             seat,
             names,
             score_of[seat.seat],
-            rows_of[seat.seat],
+            layouts[seat.seat][0],
             lines_of[seat.seat],
             net[seat.seat],
             seat.seat == winner,
@@ -146,26 +205,37 @@ def compose_score_card(
             width,
         )
         y += h + 10
-    _payments(d, payments, names, net, y + 6, width)
+    _payments(d, paid, y + 6, width)
     scene.flush()
     return image
 
 
 def _title(
-    d: ImageDraw.ImageDraw, view: TableView, names: Sequence[str], winner: int | None, width: int
+    d: ImageDraw.ImageDraw,
+    view: TableView,
+    names: Sequence[str],
+    winner: int | None,
+    width: int,
+    title: str | None = None,
 ) -> None:
     d.rectangle((0, 0, width, 44), fill=style.PANEL)
-    title = "Hand over: a draw" if winner is None else f"Mah-Jongg! {_name(names, winner)} wins"
-    d.text(
-        (MARGIN, 10),
-        ellipsize(title, font(BOLD, 20), width - 300),
-        font=font(BOLD, 20),
-        fill=style.GOLD,
-    )
+    if title is None:
+        title = (
+            "Hand over: nobody won"
+            if winner is None
+            else (f"Mah-Jongg! {_name(names, winner)} wins")
+        )
     sub = f"{WIND_NAMES[view.round_wind % 4]} round"
     if view.hand_number:  # 0: a hand scored on its own (/score), not one of a game's
         sub += f" · hand {view.hand_number}"
-    d.text((width - MARGIN, 14), sub, font=font(REGULAR, 15), fill=style.TEXT_DIM, anchor="ra")
+    f_sub = font(REGULAR, 15)
+    d.text((width - MARGIN, 14), sub, font=f_sub, fill=style.TEXT_DIM, anchor="ra")
+    room = width - 2 * MARGIN - f_sub.getlength(sub) - 24
+    size = 20
+    while size > 14 and font(BOLD, size).getlength(latin_safe(title)) > room:
+        size -= 1
+    f = font(BOLD, size)
+    d.text((MARGIN, 22), ellipsize(title, f, room), font=f, fill=style.GOLD, anchor="lm")
 
 
 def _block(
@@ -174,7 +244,7 @@ def _block(
     seat: SeatView,
     names: Sequence[str],
     score: Score | None,
-    rows: list[tuple[str, str]],
+    rows: list[tuple[float, float, list[str], str, float]],
     lines: list[tuple[list[Placed], float]],
     net: int,
     is_winner: bool,
@@ -206,24 +276,32 @@ def _block(
         fill=style.IVORY if east else style.INK,
         anchor="mm",
     )
-    label = f"{_name(names, seat.seat)} · {WIND_NAMES[seat.wind]}"
-    f = font(BOLD, 17)
-    d.text(
-        (cx + r + 10, cy), ellipsize(label, f, width * 0.55), font=f, fill=style.TEXT, anchor="lm"
-    )
     total = "" if score is None else f"{score.total} points"
     if score is not None and score.limit_hand:
         total += " (limit)"
     money = f"{net:+d}" if net else "±0"
+    f_money, f_total, f_label = font(BOLD, 18), font(BOLD, 16), font(BOLD, 17)
+    right = x1 - 12
     d.text(
-        (x1 - 12, cy),
+        (right, cy),
         money,
-        font=font(BOLD, 18),
+        font=f_money,
         fill=style.MARK if net > 0 else style.WIN if net < 0 else style.TEXT_DIM,
         anchor="rm",
     )
+    left_of_numbers = right - f_money.getlength(money) - 18
     if total:
-        d.text((x1 - 90, cy), total, font=font(BOLD, 16), fill=style.GOLD, anchor="rm")
+        d.text((left_of_numbers, cy), total, font=f_total, fill=style.GOLD, anchor="rm")
+        left_of_numbers -= f_total.getlength(total) + 18
+    label = f"{_name(names, seat.seat)} · {WIND_NAMES[seat.wind]}"
+    label_x = cx + r + 10
+    d.text(
+        (label_x, cy),
+        ellipsize(label, f_label, left_of_numbers - label_x),
+        font=f_label,
+        fill=style.TEXT,
+        anchor="lm",
+    )
 
     ty = y + HEAD
     for items, _ in lines:
@@ -241,48 +319,47 @@ def _block(
                 )
         ty = base + depth(TILE_W) + CAPTION
     ty += 6
-    two_cols = len(rows) > 3
-    col_w = (width - 2 * MARGIN - 20) / (2 if two_cols else 1)
-    per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
-    f_name, f_val = font(REGULAR, 15), font(BOLD, 15)
-    for i, (name, value) in enumerate(rows):
-        col, row = divmod(i, per_col) if per_col else (0, i)
-        x = MARGIN + col * (col_w + 20)
-        yy = ty + row * LINE
-        d.text((x, yy), ellipsize(name, f_name, col_w - 60), font=f_name, fill=style.TEXT)
+    f_name, f_val = font(*ROW_FONT), font(*VALUE_FONT)
+    for x, dy, name_lines, value, value_right in rows:
+        for k, text in enumerate(name_lines):
+            d.text((x, ty + dy + k * LINE), text, font=f_name, fill=style.TEXT)
         if value:
-            d.text((x + col_w - 8, yy), value, font=f_val, fill=style.GOLD, anchor="ra")
+            d.text((value_right, ty + dy), value, font=f_val, fill=style.GOLD, anchor="ra")
+
+
+def _payment_layout(
+    payments: Sequence[Payment], names: Sequence[str], width: int
+) -> list[tuple[str, str, list[str]]]:
+    """Each payment as (who, amount, reason wrapped into the room right of the amount)."""
+    f = font(*ROW_FONT)
+    amount_right = MARGIN + width * 0.5
+    room = width - MARGIN - (amount_right + 14)
+    out = []
+    for p in payments:
+        who = f"{_name(names, p.payer)} → {_name(names, p.payee)}"
+        reason = wrap_whole(p.reason, f, room) if p.reason else [""]
+        out.append((who, str(p.amount), reason))
+    return out
 
 
 def _payments(
     d: ImageDraw.ImageDraw,
-    payments: Sequence[Payment],
-    names: Sequence[str],
-    net: dict[int, int],
+    paid: list[tuple[str, str, list[str]]],
     y: int,
     width: int,
 ) -> None:
     d.text((MARGIN, y), "Payments", font=font(BOLD, 17), fill=style.GOLD)
     y += 26
-    f = font(REGULAR, 15)
-    if not payments:
+    f, f_amount = font(*ROW_FONT), font(*VALUE_FONT)
+    if not paid:
         d.text((MARGIN, y), "Nothing is paid.", font=f, fill=style.TEXT_DIM)
         return
-    for p in payments:
-        who = f"{_name(names, p.payer)} → {_name(names, p.payee)}"
-        d.text((MARGIN, y), ellipsize(who, f, width * 0.45), font=f, fill=style.TEXT)
-        d.text(
-            (MARGIN + width * 0.5, y),
-            str(p.amount),
-            font=font(BOLD, 15),
-            fill=style.GOLD,
-            anchor="ra",
-        )
-        if p.reason:
-            d.text(
-                (MARGIN + width * 0.5 + 14, y),
-                ellipsize(p.reason, f, width * 0.45),
-                font=f,
-                fill=style.TEXT_DIM,
-            )
-        y += LINE
+    amount_right = MARGIN + width * 0.5
+    for who, amount, reason in paid:
+        room = amount_right - f_amount.getlength(amount) - 16 - MARGIN
+        d.text((MARGIN, y), ellipsize(who, f, room), font=f, fill=style.TEXT)
+        d.text((amount_right, y), amount, font=f_amount, fill=style.GOLD, anchor="ra")
+        for k, text in enumerate(reason):
+            if text:
+                d.text((amount_right + 14, y + k * LINE), text, font=f, fill=style.TEXT_DIM)
+        y += LINE * len(reason)

@@ -521,3 +521,104 @@ def test_names_nothing_can_draw_become_the_seat() -> None:
     odd = png(render_table(view, ("王小明", "🀄", "", "  ")))
     plain = png(render_table(view, ("Seat 1", "Seat 2", "Seat 3", "Seat 4")))
     assert odd.tobytes() == plain.tobytes()
+
+
+# -- the score card's text: measured, never overlapping or cut (issue 11) ----------------------
+
+
+def _longest_line_names(ruleset: str, count: int = 10) -> list[str]:
+    """The longest score-line and limit-hand names the rule set writes, from many random
+    complete hands won every way at every seat (flowers on, every flag)."""
+    import random
+
+    from bot.rules.hand import Situation, Win
+    from bot.rules.rulesets import HandError, get_ruleset
+    from bot.rules.sampling import random_complete_hand
+
+    rules = get_ruleset(ruleset)
+    options = rules.options({"flowers": True})
+    rng = random.Random(5)
+    names: set[str] = set()
+    flags = ("original-hand", "last-tile", "last-discard", "first-discard", "robbing-kong")
+    for i in range(1500):
+        hand, win = random_complete_hand(rng, rules.sets_needed)
+        if rng.random() < 0.3:
+            hand = replace(hand, flowers=tuple(rng.sample(range(34, 42), rng.randint(1, 4))))
+        seat = rng.randrange(4)
+        if win.from_seat == seat:
+            win = replace(win, from_seat=(seat + 1) % 4)
+        win = Win(win.tile, win.by, win.from_seat, frozenset(rng.sample(flags, i % 3)))
+        situation = Situation(seat, rng.randrange(4), {"renchon": i % 10} if seat == 0 else {})
+        try:
+            score = rules.score(hand, situation, win, options)
+        except HandError:
+            continue
+        names.update(line.name for line in score.lines)
+        if score.limit_hand:
+            names.add(f"Limit hand: {score.limit_hand}")
+    return sorted(names, key=lambda n: (-len(n), n))[:count]
+
+
+def _drawn_texts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[float, ...]]]:
+    """Every text the card draws, with its measured box."""
+    drawn: list[tuple[str, tuple[float, ...]]] = []
+    original = ImageDraw.ImageDraw.text
+
+    def text(self, xy, text, fill=None, font=None, anchor=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        box = self.textbbox(xy, text, font=font, anchor=anchor)
+        drawn.append((text, box))
+        return original(self, xy, text, fill, font, anchor, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", text)
+    return drawn
+
+
+@pytest.mark.parametrize("ruleset", ["pung-chow", "pung-chow-limit", "filipino-16", "singapore"])
+def test_score_card_text_never_overlaps_or_is_cut(ruleset: str, monkeypatch) -> None:
+    longest = _longest_line_names(ruleset)
+    assert longest and len(longest[0]) > 20
+    lines = (
+        *(ScoreLine(name, 99999) for name in longest[:-1]),
+        ScoreLine(longest[-1], doubles=12),
+    )
+    widest = Score(lines, 99_999_999, limit_hand=None)
+    view = sample_table(9, turns=30, revealed=True)
+    names = ["W" * 32, "Ẃide Ñame " * 3, "M" * 32, "Bo"]
+    payments = [
+        Payment(s, 0, 999_999_999, reason) for s, reason in ((1, longest[0]), (2, "Mah-Jongg"))
+    ] + [Payment(3, 1, 999_999_999, "difference of scores")]
+    drawn = _drawn_texts(monkeypatch)
+    image = png(
+        render_score_card(
+            view, names, [widest] * 4, payments, winner=0, winning_tile=None, title=None
+        )
+    )
+    texts = [t for t, _ in drawn]
+    boxes = [b for _, b in drawn]
+    for (text_a, a), (text_b, b) in itertools.combinations(drawn, 2):
+        overlap = a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+        assert not overlap, f"{text_a!r} {a} overlaps {text_b!r} {b}"
+    for text, box in zip(texts, boxes, strict=True):
+        assert box[0] >= 0 and box[1] >= 0, text
+        assert box[2] <= image.width and box[3] <= image.height, (text, box, image.size)
+    # Every score line is there whole (wrapped maybe, never ellipsized); only names are cut.
+    joined = "".join("".join(texts).split())
+    for line in lines:
+        assert "".join(line.name.split()) in joined, line.name
+    for text in texts:
+        if "…" in text:
+            assert any(latin_safe(name)[:6] in text for name in names), text
+    for amount in ("999999999", "99999999 points", "+1999999998", "-999999999"):
+        assert amount in texts
+
+
+def test_a_losing_hand_is_never_called_a_draw(monkeypatch) -> None:
+    view = sample_table(9, turns=30, revealed=True)
+    scores, _ = sample_scores(view, view.turn)
+    drawn = _drawn_texts(monkeypatch)
+    render_score_card(view, NAMES, scores, [], winner=None, winning_tile=None)
+    render_score_card(view, NAMES, scores, [], winner=None, winning_tile=None, title="A hand")
+    texts = [t for t, _ in drawn]
+    assert "Hand over: nobody won" in texts and "A hand" in texts
+    called = [t for t in texts if re.search(r"\bdraw\b|\bdrawn hand\b", t.lower())]
+    assert not called, called

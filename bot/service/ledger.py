@@ -9,6 +9,17 @@ settlement already posted.
 
 Computer players are ledger parties under the ids -1..-4 (the seat they sat in), so a hand
 against the computer balances like any other; rankings leave them out.
+
+Who can write here (reviewed for issue 11 item 10, "a settlement nobody agreed to"):
+
+- a table's hands (``post_settlement``, from ``TableService``): the engine played them, with
+  every seat's moves made by its member (or a computer player), so nothing is claimed;
+- ``/settle`` (``propose``, then ``confirm``): a claim by one member about others, so it is
+  kept *pending* (no ledger rows, no accounts, no player results, no names: it counts nowhere:
+  not in ``/chips``, ``/history``, ``/stats`` or any leaderboard) until every player other
+  than the proposer has confirmed it, whatever the scores (a hand nobody pays still records
+  wins and hands). It expires ``PENDING_SECONDS`` after it was proposed; any of its players
+  may cancel it (declining), as may the proposer and a server manager.
 """
 
 from __future__ import annotations
@@ -38,10 +49,12 @@ METRICS = ("chips", "wins", "biggest-hand", "win-rate")
 PERIODS = {"week": 7 * 86400, "month": 30 * 86400, "all": None}  # rolling windows, in seconds
 MIN_HANDS_FOR_WIN_RATE = 5
 MAX_AMOUNT = 10**12
+PENDING_SECONDS = 24 * 3600  # a /settle not confirmed by everyone within a day expires
 
 __all__ = [
     "METRICS",
     "MIN_HANDS_FOR_WIN_RATE",
+    "PENDING_SECONDS",
     "PERIODS",
     "Entry",
     "HistoryRow",
@@ -52,12 +65,38 @@ __all__ = [
     "PlayerResult",
     "PlayerStats",
     "Settlement",
+    "SettlementExpired",
     "entries_of",
+    "expires_at",
+    "others_of",
+    "status_of",
 ]
 
 
 class LedgerError(ValueError):
     """A settlement or a request that cannot be accepted; the message says why."""
+
+
+class SettlementExpired(LedgerError):
+    """A pending settlement pressed after its time ran out (nothing was ever recorded)."""
+
+
+def expires_at(settlement: Settlement) -> int:
+    """When a pending ``/settle`` stops accepting confirmations."""
+    return settlement.created_at + PENDING_SECONDS
+
+
+def status_of(settlement: Settlement, now: int) -> str:
+    """``pending``, ``posted``, ``cancelled``, or ``expired`` (pending past its time: it
+    stays pending in the store and counts nowhere, exactly like a cancelled one)."""
+    if settlement.status == "pending" and now >= expires_at(settlement):
+        return "expired"
+    return settlement.status
+
+
+def others_of(settlement: Settlement) -> list[Party]:
+    """The players who must confirm a /settle: every party but its proposer."""
+    return [p for p in settlement.parties if p.user_id != settlement.created_by]
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,18 +288,24 @@ class LedgerService:
         channel_id: int | None = None,
         kind: str = "manual",
     ) -> Settlement:
-        """Store a settlement as pending: it reaches the ledger once every party marked
-        ``must_confirm`` has confirmed (see :meth:`confirm`). Every payer must confirm."""
+        """Store a settlement as pending: it reaches the ledger once every party but the
+        proposer (``created_by``) has confirmed (see :meth:`confirm`), whatever it pays: a
+        settlement where nobody pays still records hands and wins. Every such party must be
+        marked ``must_confirm``; the proposer, if a party, is not asked again."""
         entries = entries_of(payments)
         player_results = results_of(entries, results)
         _check_balanced(entries)
-        payers = {e.payer_id for e in entries}
         party_ids = [p.user_id for p in parties]
         if len(set(party_ids)) != len(party_ids):
             raise LedgerError("a player is listed twice")
-        missing = payers - {p.user_id for p in parties if p.must_confirm}
-        if missing:
-            raise LedgerError("every paying player must be a party who confirms")
+        if not any(p.user_id != created_by for p in parties):
+            raise LedgerError("a settlement needs another player to confirm it")
+        if any(p.user_id != created_by and not p.must_confirm for p in parties):
+            raise LedgerError("every player but the proposer must confirm")
+        involved = {e.payer_id for e in entries} | {e.payee_id for e in entries}
+        involved |= {r.user_id for r in player_results}
+        if involved - set(party_ids):
+            raise LedgerError("every player paid, paying or counted must be a party")
         stored = dict(details or {})
         stored["entries"] = [[e.payer_id, e.payee_id, e.amount] for e in entries]
         stored["results"] = [[r.user_id, r.won, r.score, r.net] for r in player_results]
@@ -279,22 +324,22 @@ class LedgerService:
                 channel_id=channel_id,
             )
             await self.repo.add_parties(settlement_id, parties)
-            names = {p.user_id: p.display_name for p in parties if p.display_name}
-            if names:
-                await self.repo.remember_names(guild_id, names)
-            if not payers:  # nobody pays (a drawn hand): nothing to confirm
-                await self._post_pending(settlement_id)
             settlement = await self.repo.get(settlement_id)
         assert settlement is not None
         return settlement
 
     async def _post_pending(self, settlement_id: int) -> bool:
+        """Post a pending /settle whose players have all confirmed (checked again here, so
+        a settlement stored under older rules, when only the payers confirmed, can never
+        post without everyone)."""
         settlement = await self.repo.get(settlement_id)
         assert settlement is not None
+        if any(not (p.must_confirm and p.confirmed) for p in others_of(settlement)):
+            return False
         entries = [Entry(*e) for e in settlement.details.get("entries", [])]
         results = [PlayerResult(*r) for r in settlement.details.get("results", [])]
         _check_balanced(entries)
-        return await self.repo.post(
+        posted = await self.repo.post(
             settlement_id,
             settlement.guild_id,
             settlement.kind,
@@ -303,6 +348,10 @@ class LedgerService:
             table_id=settlement.table_id,
             hand_no=settlement.hand_no,
         )
+        names = {p.user_id: p.display_name for p in settlement.parties if p.display_name}
+        if posted and names:
+            await self.repo.remember_names(settlement.guild_id, names)
+        return posted
 
     async def get(self, settlement_id: int) -> Settlement | None:
         return await self.repo.get(settlement_id)
@@ -310,14 +359,20 @@ class LedgerService:
     async def confirm(
         self, settlement_id: int, user_id: int, *, guild_id: int | None = None
     ) -> tuple[Settlement, bool]:
-        """A paying player confirms. Returns the settlement and whether this confirmation
-        posted it (the last one missing). Double clicks and players who do not pay raise
-        LedgerError and change nothing; the posting happens exactly once."""
+        """A player of the settlement (not its proposer) confirms. Returns the settlement
+        and whether this confirmation posted it (the last one missing). Double clicks,
+        strangers, the proposer and clicks after expiry raise LedgerError and change
+        nothing; the posting happens exactly once."""
         async with self.repo.transaction():
             settlement = await self._pending(settlement_id, guild_id)
+            if user_id == settlement.created_by:
+                raise LedgerError(
+                    "You proposed this settlement: that counts as your confirmation. "
+                    "The other players confirm it."
+                )
             party = next((p for p in settlement.parties if p.user_id == user_id), None)
             if party is None or not party.must_confirm:
-                raise LedgerError("Only the paying players of this settlement confirm it.")
+                raise LedgerError("Only the players of this settlement confirm it.")
             if not await self.repo.confirm_party(settlement_id, user_id):
                 raise LedgerError("You have already confirmed this settlement.")
             posted = False
@@ -335,11 +390,16 @@ class LedgerService:
         can_manage: bool = False,
         guild_id: int | None = None,
     ) -> Settlement:
-        """The creator (or a server manager) withdraws a settlement not yet posted."""
+        """The proposer, any of its players (declining it) or a server manager withdraws a
+        settlement not yet posted."""
         async with self.repo.transaction():
             settlement = await self._pending(settlement_id, guild_id)
-            if user_id != settlement.created_by and not can_manage:
-                raise LedgerError("Only the member who proposed this settlement can cancel it.")
+            players = {p.user_id for p in settlement.parties}
+            if user_id != settlement.created_by and user_id not in players and not can_manage:
+                raise LedgerError(
+                    "Only the players of this settlement and the member who proposed it can "
+                    "cancel it."
+                )
             await self.repo.cancel(settlement_id)
             updated = await self.repo.get(settlement_id)
         assert updated is not None
@@ -353,6 +413,12 @@ class LedgerService:
             raise LedgerError("That settlement is already posted to the ledger.")
         if settlement.status == "cancelled":
             raise LedgerError("That settlement was cancelled.")
+        if status_of(settlement, self.now()) == "expired":
+            raise SettlementExpired(
+                f"That settlement expired {_hours(PENDING_SECONDS)} after it was proposed, "
+                "before everyone had confirmed: nothing was recorded. Propose it again with "
+                "/settle if you like."
+            )
         return settlement
 
     async def set_message(self, settlement_id: int, channel_id: int, message_id: int) -> None:
@@ -453,6 +519,11 @@ class LedgerService:
 
     async def remember_names(self, guild_id: int, names: Mapping[int, str]) -> None:
         await self.repo.remember_names(guild_id, names)
+
+
+def _hours(seconds: int) -> str:
+    hours = seconds // 3600
+    return "a day" if hours == 24 else f"{hours} hours"
 
 
 def _check_balanced(entries: Sequence[Entry]) -> None:

@@ -3,7 +3,8 @@
 Page numbers are those of L. L. Harr, *Pung Chow* (1922) as its table of contents and ERRATA
 give them; the other two texts have no pages and are cited by section. Where the texts are
 unclear, the summaries follow the choices written down in ``docs/rules.md`` (and played by the
-engine). Each text stays well under Discord's 4096-character embed description.
+engine). Each text stays well under Discord's 4096-character embed description, and none
+names a file of the repository: players read them in Discord (a test checks).
 """
 
 from __future__ import annotations
@@ -214,8 +215,9 @@ losers' differences are capped the same way. A dead hand scores nothing and pays
 (p.24).
 `filipino-16` settles the same way (Paying the Winner; limit 300). `singapore` has no \
 differences: only the winner is paid, and a discarder who gave the win pays for everyone.
-In this bot, `/settle` records a game played with real tiles: it posts only after every \
-paying player pressed **Confirm**.""",
+In this bot, `/settle` records a game played with real tiles: nothing counts (chips, \
+history, statistics, leaderboards) until every other player has pressed **Confirm**, \
+whatever the scores; unconfirmed, it expires after a day.""",
     ),
     Topic(
         "penalties",
@@ -276,7 +278,8 @@ winning tile and how, if not in the hand), `options` (see `/rules options`), `re
 
 
 def _options_topic() -> Topic:
-    """Every rule set's options and defaults, from the rule sets themselves."""
+    """Every rule set's options, defaults and what each means (with the rule text's page),
+    from the rule sets themselves."""
     from bot.rules.rulesets import RULESETS
 
     def shown(value: object) -> str:
@@ -286,12 +289,12 @@ def _options_topic() -> Topic:
 
     lines = [
         "`/mahjong new`, `/mahjong config` and `/score` take `options` as name=value pairs, "
-        "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Defaults:"
+        "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Each with its "
+        "default and what it means:"
     ]
     for name, rules in RULESETS.items():
-        specs = ", ".join(f"`{s.name}`={shown(s.default)}" for s in rules.option_specs)
-        lines.append(f"- **{name}**: {specs}")
-    lines.append("What each means, with the rule text's line: docs/rules.md.")
+        lines.append(f"**{name}**")
+        lines.extend(f"- `{s.name}`={shown(s.default)}: {s.help}" for s in rules.option_specs)
     return Topic(
         "options",
         "Table options",

@@ -4,8 +4,9 @@
 Scoring goes through the rules engine's one entry point for whole tables, ``score_table``,
 exactly as ``mahjong-score`` does: for ``/score`` the other seats hold hands scoring nothing, so
 the payments shown are what the hand alone collects. A ``/settle`` computes the payments the
-same way, from the players' scores or their hands, and keeps them *pending* until every paying
-player has confirmed (see :meth:`LedgerService.confirm`): no one can be made to pay by another.
+same way, from the players' scores or their hands, and keeps them *pending* until every player
+but the proposer has confirmed, whatever the scores (see :meth:`LedgerService.confirm`): no
+one can be made to pay, or be recorded as losing, by another. Unconfirmed, it expires.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from bot.rules.rulesets import HandError, get_ruleset
 from bot.rules.score import Payment, Score
 from bot.rules.table_score import RequestError, SeatHand, TableRequest, score_table, seat_of
 from bot.rules.tiles import NotationError
-from bot.service.ledger import LedgerError, LedgerService, Party, Settlement
+from bot.service.ledger import (
+    LedgerError,
+    LedgerService,
+    Party,
+    Settlement,
+    expires_at,
+    status_of,
+)
 from bot.service.rules_topics import TOPICS, Topic, find_topic
 from bot.store.base import Clock
 
@@ -71,6 +79,22 @@ class SettlePlayer:
     seat: int | str
     result: int | str | None = None
     name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A ``/settle`` checked and scored, not yet stored."""
+
+    guild_id: int
+    payments: tuple[tuple[int, int, int], ...]
+    source_key: str
+    ruleset: str
+    description: str
+    created_by: int
+    parties: tuple[Party, ...]
+    results: tuple[tuple[int, bool, int, int], ...]
+    details: dict[str, Any]
+    channel_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +223,42 @@ class ScoringService:
         options: Mapping[str, Any] | None = None,
         source_key: str | None = None,
     ) -> Settlement:
-        """Score a game played with real tiles and store its payments as a pending settlement.
+        """Score a game played with real tiles and store it as a pending settlement
+        (:meth:`prepare_settlement`, then :meth:`store_settlement`)."""
+        proposal = await self.prepare_settlement(
+            guild_id,
+            channel_id,
+            created_by,
+            ruleset,
+            players,
+            winner,
+            round_wind=round_wind,
+            options=options,
+            source_key=source_key,
+        )
+        return await self.store_settlement(proposal)
+
+    async def prepare_settlement(
+        self,
+        guild_id: int,
+        channel_id: int | None,
+        created_by: int,
+        ruleset: str | None,
+        players: Sequence[SettlePlayer],
+        winner: int | None,
+        *,
+        round_wind: int | str = 0,
+        options: Mapping[str, Any] | None = None,
+        source_key: str | None = None,
+    ) -> Proposal:
+        """Check and score a game played with real tiles, writing nothing: every mistake of
+        the user's is found here, so ``/settle`` answers it privately before acknowledging.
 
         ``players`` (2-4 members, each at a different wind) give a score or their hand;
         ``winner`` is the member who went Mah-Jongg (None: a drawn hand, nothing to pay).
         Given hands are scored, and when every player gave one the table is scored as a whole
-        (so a liable discarder or a singapore discarder pays as the rules say). The paying
-        players must confirm before anything reaches the ledger.
+        (so a liable discarder or a singapore discarder pays as the rules say). Every player
+        but the proposer must confirm before anything is recorded.
         """
         name, chosen = await self._rules(guild_id, ruleset, options)
         round_no = _wind(round_wind, "round")
@@ -221,6 +274,8 @@ class ScoringService:
                 raise ScoringError(f"{player.name or player.user_id} is listed twice")
             seats[seat] = player
             users.add(player.user_id)
+        if 0 not in seats:
+            raise ScoringError("someone sits East: every game has an East (the dealer)")
         winner_seat = None
         if winner is not None:
             winner_seat = next((s for s, p in seats.items() if p.user_id == winner), None)
@@ -233,9 +288,8 @@ class ScoringService:
         for p in scored.payments:
             net[p.payer] -= p.amount
             net[p.payee] += p.amount
-        payers = {p.payer for p in scored.payments if p.amount > 0}
         parties = [
-            Party(p.user_id, s, p.name or None, must_confirm=s in payers)
+            Party(p.user_id, s, p.name or None, must_confirm=p.user_id != created_by)
             for s, p in sorted(seats.items())
         ]
         results = [
@@ -275,18 +329,33 @@ class ScoringService:
             if scored.winner is not None
             else (f"{name}: a drawn hand")
         )
+        return Proposal(
+            guild_id=guild_id,
+            payments=tuple(payments),
+            source_key=source_key or f"settle:{uuid.uuid4().hex}",
+            ruleset=name,
+            description=description,
+            created_by=created_by,
+            parties=tuple(parties),
+            results=tuple(results),
+            details=details,
+            channel_id=channel_id,
+        )
+
+    async def store_settlement(self, proposal: Proposal) -> Settlement:
+        """Store a prepared settlement as pending (nothing counts until confirmed)."""
         try:
             return await self.ledger.propose(
-                guild_id,
-                payments,
-                source_key=source_key or f"settle:{uuid.uuid4().hex}",
-                ruleset=name,
-                description=description,
-                created_by=created_by,
-                parties=parties,
-                results=results,
-                details=details,
-                channel_id=channel_id,
+                proposal.guild_id,
+                proposal.payments,
+                source_key=proposal.source_key,
+                ruleset=proposal.ruleset,
+                description=proposal.description,
+                created_by=proposal.created_by,
+                parties=proposal.parties,
+                results=proposal.results,
+                details=proposal.details,
+                channel_id=proposal.channel_id,
             )
         except LedgerError as exc:
             raise ScoringError(str(exc)) from None
@@ -375,8 +444,8 @@ class ScoringService:
     async def confirm(
         self, settlement_id: int, user_id: int, *, guild_id: int | None = None
     ) -> tuple[Settlement, bool]:
-        """A paying player confirms; returns the settlement and whether it is now posted.
-        Double clicks and players who do not pay get a ScoringError; nothing changes."""
+        """A player confirms; returns the settlement and whether it is now posted. Double
+        clicks, strangers, the proposer and late clicks get a ScoringError; nothing changes."""
         try:
             return await self.ledger.confirm(settlement_id, user_id, guild_id=guild_id)
         except LedgerError as exc:
@@ -399,6 +468,14 @@ class ScoringService:
 
     async def get_settlement(self, settlement_id: int) -> Settlement | None:
         return await self.ledger.get(settlement_id)
+
+    def settlement_status(self, settlement: Settlement) -> str:
+        """pending, posted, cancelled or expired (now, by the ledger's clock)."""
+        return status_of(settlement, self.ledger.now())
+
+    @staticmethod
+    def expires_at(settlement: Settlement) -> int:
+        return expires_at(settlement)
 
 
 def _wind(value: int | str, what: str) -> int:

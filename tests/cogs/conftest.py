@@ -11,6 +11,7 @@ import discord
 import pytest
 from discord.ext import commands
 
+from bot.drawing import Drawing
 from bot.service.guild_settings import GuildSettingsService
 from bot.service.ledger import LedgerService
 from bot.service.scoring import ScoringService
@@ -34,6 +35,7 @@ class CogBot(commands.Bot):
         self.cog_names = cogs
         self.db: Any = None
         self.services: Any = None
+        self.drawing = Drawing(processes=0)  # score cards, as the real bot draws them
 
     async def setup_hook(self) -> None:
         self.db = await open_database(self.database)
@@ -46,6 +48,7 @@ class CogBot(commands.Bot):
 
     async def close(self) -> None:
         await super().close()
+        await self.drawing.close()
         if self.db is not None:
             await self.db.close()
             self.db = None

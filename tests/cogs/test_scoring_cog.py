@@ -7,6 +7,7 @@ import pytest
 from discord import app_commands
 from fakediscord import CommandError
 
+from bot.service.ledger import PENDING_SECONDS
 from cogs.common import DM_REFUSAL, GuildOnly, error_text
 
 EXAMPLE_1 = "123m 456m 789s 55s 22p win 2p from W"
@@ -81,15 +82,25 @@ async def test_unknown_rules_and_dms_are_refused(discord_world, start_bot) -> No
     assert bot.get_cog("ScoringCog") is not None
 
 
-async def test_rules_topics_and_autocomplete(discord_world, start_bot) -> None:
+async def test_rules_answers_privately_with_a_button_to_share(discord_world, start_bot) -> None:
     w = discord_world
     await start_bot()
     listing = await (await w.alice.slash(w.channel, "rules")).reply()
+    assert listing.ephemeral and listing.visible_to == w.alice.id
     assert "`washing`" in listing.embeds[0]["description"]
     washing = await (await w.alice.slash(w.channel, "rules", topic="washing")).reply()
+    assert washing.ephemeral and washing.visible_to == w.alice.id
     assert (
         "p.61" in washing.embeds[0]["title"] and "13 heads: 200" in washing.embeds[0]["description"]
     )
+    assert washing.custom_ids() == ["mj:rules:share:washing"]
+    assert not [m for m in w.bob.messages(w.channel) if m.embeds]  # nobody else saw it
+    shared = await (await w.alice.click(washing, "mj:rules:share:washing")).reply()
+    assert not shared.ephemeral and shared.embeds[0]["title"] == washing.embeds[0]["title"]
+    assert "Shared by alice" in shared.embeds[0]["footer"]["text"]
+    assert shared in w.bob.messages(w.channel)
+    topics = await (await w.alice.click(listing, "mj:rules:share:topics")).reply()
+    assert not topics.ephemeral and "`washing`" in topics.embeds[0]["description"]
     unknown = await (await w.alice.slash(w.channel, "rules", topic="poker")).reply()
     assert unknown.ephemeral and "No rules topic 'poker'" in unknown.content
     choices = await (
@@ -99,6 +110,7 @@ async def test_rules_topics_and_autocomplete(discord_world, start_bot) -> None:
 
 
 async def _propose(w, **options):
+    """Alice (East, 480) proposes a win over Bob (South, 64) and Carol (West, 272)."""
     handle = await w.alice.slash(
         w.channel,
         "settle",
@@ -114,22 +126,43 @@ async def _propose(w, **options):
     return await handle.reply()
 
 
-async def test_settle_posts_only_after_every_payer_confirmed(discord_world, start_bot) -> None:
+def _settlement_id(message) -> int:
+    return int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+
+
+async def test_settle_counts_only_after_every_other_player_confirmed(
+    discord_world, start_bot
+) -> None:
     w = discord_world
     bot = await start_bot()
-    message = await _propose(w)
-    assert w.bob.mention in message.content and w.carol.mention in message.content
+    handle = await w.alice.slash(
+        w.channel,
+        "settle",
+        winner=w.alice,
+        east=w.alice,
+        east_score="480",
+        south=w.bob,
+        south_score="64",
+        west=w.carol,
+        west_score="272",
+    )
+    message = await handle.reply()
+    [ping] = await handle.followups(1)
+    assert w.bob.mention in ping.content and w.carol.mention in ping.content
+    assert w.alice.mention not in ping.content and "expires <t:" in ping.content
     assert "waiting for confirmation" in message.embeds[0]["title"]
-    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+    assert "expires <t:" in message.embeds[0]["description"]
+    settlement_id = _settlement_id(message)
     confirm = f"mj:settle:{settlement_id}:confirm"
     assert message.custom_ids() == [confirm, f"mj:settle:{settlement_id}:cancel"]
     ledger = bot.services.ledger
     guild = w.guild.id
 
-    # A stranger and the winner change nothing.
-    for who in (w.dave, w.alice):
-        answer = await (await who.click(message, confirm)).reply()
-        assert answer.ephemeral and "Only the paying players" in answer.content
+    # A stranger and the proposer change nothing.
+    stranger = await (await w.dave.click(message, confirm)).reply()
+    assert stranger.ephemeral and "Only the players" in stranger.content
+    own = await (await w.alice.click(message, confirm)).reply()
+    assert own.ephemeral and "You proposed this settlement" in own.content
     assert await ledger.balance(guild, w.alice.id) == 1000
 
     after_bob = await (await w.bob.click(message, confirm)).reply()
@@ -139,6 +172,7 @@ async def test_settle_posts_only_after_every_payer_confirmed(discord_world, star
     again = await (await w.bob.click(message, confirm)).reply()
     assert again.ephemeral and "already confirmed" in again.content
     assert await ledger.balance(guild, w.alice.id) == 1000  # carol has not confirmed yet
+    assert (await ledger.stats(guild, w.alice.id)).hands == 0
 
     handle = await w.carol.click(message, confirm)
     edited = await handle.reply()
@@ -152,52 +186,63 @@ async def test_settle_posts_only_after_every_payer_confirmed(discord_world, star
     assert chips.embeds[0]["title"] == "alice: 2,920 chips"
 
 
+async def test_settle_expires_and_its_buttons_say_so(discord_world, start_bot, clock) -> None:
+    w = discord_world
+    bot = await start_bot()
+    message = await _propose(w)
+    confirm = f"mj:settle:{_settlement_id(message)}:confirm"
+    await (await w.bob.click(message, confirm)).reply()
+    clock.advance(PENDING_SECONDS)
+    late = await (await w.carol.click(message, confirm)).reply()
+    assert late.ephemeral and "expired" in late.content and "nothing was recorded" in late.content
+    shown = await w.server.wait_for(
+        lambda: (m := w.server.message(message.id)) and "expired" in m.embeds[0]["title"] and m,
+        what="the settlement shown as expired",
+    )
+    assert shown.custom_ids() == []
+    assert await bot.services.ledger.balance(w.guild.id, w.alice.id) == 1000
+    assert (await bot.services.ledger.stats(w.guild.id, w.bob.id)).hands == 0
+
+
 async def test_settle_cancel_and_bad_input(discord_world, start_bot) -> None:
     w = discord_world
     bot = await start_bot()
     message = await _propose(w, rules="pung-chow", round="S")
-    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
-    cancel = f"mj:settle:{settlement_id}:cancel"
-    refused = await (await w.bob.click(message, cancel)).reply()
-    assert refused.ephemeral and "Only the member who proposed" in refused.content
-    done = await (await w.alice.click(message, cancel)).reply()
+    cancel = f"mj:settle:{_settlement_id(message)}:cancel"
+    refused = await (await w.dave.click(message, cancel)).reply()
+    assert refused.ephemeral and "Only the players of this settlement" in refused.content
+    done = await (await w.bob.click(message, cancel)).reply()  # a player declines
     assert "cancelled" in done.embeds[0]["title"] and done.custom_ids() == []
     assert await bot.services.ledger.balance(w.guild.id, w.alice.id) == 1000
 
-    bad = await (
-        await w.alice.slash(
-            w.channel, "settle", winner=w.dave, east=w.alice, south=w.bob, south_score="12"
-        )
-    ).reply()
-    assert bad.ephemeral and "winner must be one of the players" in bad.content
-    hand = await (
-        await w.alice.slash(
-            w.channel,
-            "settle",
-            winner=w.alice,
-            east=w.alice,
-            east_score="123m 456m 789x 55s 22p win 2p",
-            south=w.bob,
-        )
-    ).reply()
-    assert hand.ephemeral and "East (alice)'s hand: '789x' is not a tile" in hand.content
-    twice = await (
-        await w.alice.slash(w.channel, "settle", winner=w.alice, east=w.alice, south=w.alice)
-    ).reply()
-    assert twice.ephemeral and "listed twice" in twice.content
-    orphan = await (
-        await w.alice.slash(
-            w.channel, "settle", winner=w.alice, east=w.alice, south=w.bob, north_score="5"
-        )
-    ).reply()
-    assert orphan.ephemeral and "North's score is given, not the player" in orphan.content
+    async def refusal(**options) -> str:
+        reply = await (await w.alice.slash(w.channel, "settle", **options)).reply()
+        assert reply.ephemeral and reply.visible_to == w.alice.id
+        return reply.content
+
+    before = len([m for m in w.bob.messages(w.channel) if m.interaction_id])
+    assert "winner must be one of the players" in await refusal(
+        winner=w.dave, east=w.alice, south=w.bob, south_score="12"
+    )
+    assert "East (alice)'s hand: '789x' is not a tile" in await refusal(
+        winner=w.alice,
+        east=w.alice,
+        east_score="123m 456m 789x 55s 22p win 2p",
+        south=w.bob,
+    )
+    assert "listed twice" in await refusal(winner=w.alice, east=w.alice, south=w.alice)
+    assert "North's score is given, not the player" in await refusal(
+        winner=w.alice, east=w.alice, south=w.bob, north_score="5"
+    )
+    after = len([m for m in w.bob.messages(w.channel) if m.interaction_id])
+    assert after == before  # every refusal was private
 
 
 async def test_settle_buttons_survive_a_restart(discord_world, start_bot, run_bot) -> None:
     w = discord_world
     first = await start_bot()
     message = await _propose(w)
-    settlement_id = int(message.embeds[0]["title"].split("#")[1].split(":")[0])
+    settlement_id = _settlement_id(message)
     await first.close()
     second = await start_bot()
     confirm = f"mj:settle:{settlement_id}:confirm"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ def snapshot(db: Path) -> dict[str, Any]:
             "settlements": rows("SELECT id, status, posted_at FROM settlements ORDER BY id"),
             "parties": rows("SELECT * FROM settlement_parties ORDER BY settlement_id, user_id"),
             "accounts": rows("SELECT * FROM accounts ORDER BY guild_id, user_id"),
+            "results": rows("SELECT * FROM player_results ORDER BY id"),
+            "names": rows("SELECT guild_id, user_id, display_name FROM player_names ORDER BY 1, 2"),
             "settings": rows("SELECT * FROM guild_settings ORDER BY guild_id"),
         }
 
@@ -178,28 +181,40 @@ async def test_abuse_is_refused_and_changes_nothing(
     await pass_until_a_member_discards()
     await unchanged(lambda: w.bob.slash(w.channel, "mahjong end"), "host", user=w.bob)
 
-    # /settle that nobody confirms posts nothing; presses by others are refused.
-    before = snapshot(db)
-    handle = await w.bob.slash(
-        w.channel,
-        "settle",
-        winner=w.bob,
-        east=w.bob,
-        south=w.carol,
-        east_score="480",
-        south_score="64",
-    )
-    proposal = await handle.reply()
-    after = snapshot(db)
-    assert after["ledger"] == before["ledger"] and after["accounts"] == before["accounts"]
-    assert [s[1] for s in after["settlements"] if s not in before["settlements"]] == ["pending"]
-    confirm = next(c for c in proposal.custom_ids() if c.endswith(":confirm"))
-    cancel = next(c for c in proposal.custom_ids() if c.endswith(":cancel"))
-    await unchanged(lambda: erin.click(proposal, confirm), user=erin)
-    await unchanged(lambda: w.bob.click(proposal, confirm), user=w.bob)  # he is paid, not paying
-    await unchanged(lambda: w.dave.click(proposal, cancel), user=w.dave)
-    chips = await (await w.carol.slash(w.channel, "chips")).reply()
-    assert chips.embeds[0]["title"] == "carol: 1,000 chips"
+    # /settle that the other players have not confirmed counts nowhere, whatever the scores
+    # (none at all included: issue 11's "5 wins, 100% win rate" from five of these); presses
+    # by anyone but those players are refused.
+    for scores in ({"east_score": "480", "south_score": "64"}, {}):
+        before = snapshot(db)
+        handle = await w.bob.slash(
+            w.channel, "settle", winner=w.bob, east=w.bob, south=w.carol, **scores
+        )
+        proposal = await handle.reply()
+        [ping] = await handle.followups(1)
+        assert w.carol.mention in ping.content and w.bob.mention not in ping.content
+        after = snapshot(db)
+        for counted in ("ledger", "accounts", "results", "names"):
+            assert after[counted] == before[counted], counted
+        assert [s[1] for s in after["settlements"] if s not in before["settlements"]] == ["pending"]
+        confirm = next(c for c in proposal.custom_ids() if c.endswith(":confirm"))
+        cancel = next(c for c in proposal.custom_ids() if c.endswith(":cancel"))
+        for who, verb, words in (
+            (erin, confirm, "only the players"),
+            (w.bob, confirm, "you proposed"),
+            (w.dave, cancel, "only the players"),
+        ):
+            await unchanged(partial(who.click, proposal, verb), words, user=who)
+        chips = await (await w.carol.slash(w.channel, "chips")).reply()
+        assert chips.embeds[0]["title"] == "carol: 1,000 chips"
+        stats = await (await w.bob.slash(w.channel, "stats")).reply()
+        hands = next(f["value"] for f in stats.embeds[0]["fields"] if f["name"] == "Hands")
+        assert hands == "0"
+        board = await (
+            await w.bob.slash(w.channel, "leaderboard", metric="wins", period="week")
+        ).reply()
+        assert "Nobody is ranked yet" in board.embeds[0]["description"]
+        history = await (await w.carol.slash(w.channel, "history")).reply()
+        assert "No hands yet" in history.embeds[0]["description"]
 
     # /mahjong config changes need Manage Server; looking is allowed.
     await unchanged(

@@ -1,12 +1,12 @@
 """LedgerService: posting once per source key, double entry, balances equal to the sum of the
 ledger rows (property-tested), history, statistics and streaks, leaderboards and periods, and
-pending settlements confirmed by every paying player."""
+pending settlements confirmed by every player but the proposer, counted nowhere until then,
+and expiring."""
 
 from __future__ import annotations
 
 import asyncio
 
-import aiosqlite
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,11 +14,15 @@ from hypothesis import strategies as st
 from bot.service.guild_settings import GuildSettingsService
 from bot.service.ledger import (
     MIN_HANDS_FOR_WIN_RATE,
+    PENDING_SECONDS,
     Entry,
     LedgerError,
     LedgerService,
     Party,
+    SettlementExpired,
     entries_of,
+    expires_at,
+    status_of,
 )
 from bot.store.database import open_database
 from tests.store.helpers import FakeClock
@@ -259,38 +263,58 @@ async def test_equal_players_share_a_rank(ledger: LedgerService) -> None:
 
 # -- pending settlements ----------------------------------------------------------------------
 
+ERIN = 105
 
-async def propose(ledger: LedgerService, key: str = "settle:1"):
+
+async def propose(ledger: LedgerService, key: str = "settle:1", created_by: int = DAVE):
+    """Alice won; Bob and Carol pay. Dave (not playing) proposes it: all three must confirm."""
     return await ledger.propose(
         G,
         [(BOB, ALICE, 40), (CAROL, ALICE, 20), (CAROL, BOB, 5)],
         source_key=key,
         ruleset="pung-chow",
         description="test",
-        created_by=DAVE,
+        created_by=created_by,
         parties=[
-            Party(ALICE, 0, "alice"),
-            Party(BOB, 1, "bob", must_confirm=True),
-            Party(CAROL, 2, "carol", must_confirm=True),
+            Party(user, seat, name, must_confirm=user != created_by)
+            for user, seat, name in ((ALICE, 0, "alice"), (BOB, 1, "bob"), (CAROL, 2, "carol"))
         ],
         results=[(ALICE, True, 20, 60), (BOB, False, 5, -35), (CAROL, False, 0, -25)],
     )
 
 
-async def test_pending_settlement_posts_once_every_payer_confirmed(ledger: LedgerService) -> None:
+async def counted_anywhere(ledger: LedgerService, *users: int) -> bool:
+    """Whether anything of these players shows in chips, history, stats or a leaderboard."""
+    for user in users:
+        stats = await ledger.stats(G, user)
+        if stats.hands or stats.net or await ledger.history(G, user):
+            return True
+        if await ledger.balance(G, user) != 1000:
+            return True
+    for metric in ("chips", "wins", "biggest-hand", "win-rate"):
+        for period in ("week", "all"):
+            if await ledger.leaderboard(G, metric, period):
+                return True
+    return bool(await ledger.names(G, users))
+
+
+async def test_pending_settlement_posts_once_every_other_player_confirmed(
+    ledger: LedgerService,
+) -> None:
     pending = await propose(ledger)
     assert pending.status == "pending" and pending.entries == ()
-    assert [p.user_id for p in pending.waiting_for] == [BOB, CAROL]
-    assert await ledger.balance(G, ALICE) == 1000
-    with pytest.raises(LedgerError, match="Only the paying players"):
-        await ledger.confirm(pending.id, ALICE)  # the winner does not confirm
-    with pytest.raises(LedgerError, match="Only the paying players"):
-        await ledger.confirm(pending.id, DAVE)  # nor does a stranger
-    after_bob, posted = await ledger.confirm(pending.id, BOB)
-    assert not posted and [p.user_id for p in after_bob.waiting_for] == [CAROL]
+    assert [p.user_id for p in pending.waiting_for] == [ALICE, BOB, CAROL]
+    assert not await counted_anywhere(ledger, ALICE, BOB, CAROL)
+    with pytest.raises(LedgerError, match="You proposed this settlement"):
+        await ledger.confirm(pending.id, DAVE)
+    with pytest.raises(LedgerError, match="Only the players"):
+        await ledger.confirm(pending.id, ERIN)  # a stranger
+    for user in (BOB, ALICE):  # the winner confirms too: a win is a claim about the others
+        _, posted = await ledger.confirm(pending.id, user)
+        assert not posted
     with pytest.raises(LedgerError, match="already confirmed"):
         await ledger.confirm(pending.id, BOB)
-    assert await ledger.balance(G, ALICE) == 1000
+    assert not await counted_anywhere(ledger, ALICE, BOB, CAROL)
     done, posted = await ledger.confirm(pending.id, CAROL)
     assert posted and done.status == "posted"
     assert await ledger.balance(G, ALICE) == 1060 and await ledger.balance(G, CAROL) == 975
@@ -299,10 +323,23 @@ async def test_pending_settlement_posts_once_every_payer_confirmed(ledger: Ledge
     with pytest.raises(LedgerError, match="already posted"):
         await ledger.cancel(pending.id, DAVE)
     assert (await ledger.stats(G, ALICE)).wins == 1
+    assert await ledger.names(G, [ALICE, BOB, 999]) == {ALICE: "alice", BOB: "bob"}
+
+
+async def test_the_proposer_playing_counts_as_their_confirmation(ledger: LedgerService) -> None:
+    pending = await propose(ledger, created_by=ALICE)
+    assert [p.user_id for p in pending.waiting_for] == [BOB, CAROL]
+    with pytest.raises(LedgerError, match="You proposed this settlement"):
+        await ledger.confirm(pending.id, ALICE)
+    await ledger.confirm(pending.id, BOB)
+    assert not await counted_anywhere(ledger, ALICE, BOB, CAROL)
+    _, posted = await ledger.confirm(pending.id, CAROL)
+    assert posted and await ledger.balance(G, ALICE) == 1060
 
 
 async def test_simultaneous_last_confirmations_post_exactly_once(ledger: LedgerService) -> None:
     pending = await propose(ledger)
+    await ledger.confirm(pending.id, ALICE)
     outcomes = await asyncio.gather(
         ledger.confirm(pending.id, BOB),
         ledger.confirm(pending.id, CAROL),
@@ -315,47 +352,106 @@ async def test_simultaneous_last_confirmations_post_exactly_once(ledger: LedgerS
     assert await ledger.balance(G, ALICE) == 1060
 
 
-async def test_cancel_only_by_the_creator_or_a_manager(ledger: LedgerService) -> None:
+async def test_cancel_by_the_proposer_a_player_or_a_manager(ledger: LedgerService) -> None:
     pending = await propose(ledger)
-    with pytest.raises(LedgerError, match="Only the member who proposed"):
-        await ledger.cancel(pending.id, BOB)
+    with pytest.raises(LedgerError, match="Only the players of this settlement and the member"):
+        await ledger.cancel(pending.id, ERIN)
     cancelled = await ledger.cancel(pending.id, DAVE)
     assert cancelled.status == "cancelled"
     with pytest.raises(LedgerError, match="cancelled"):
         await ledger.confirm(pending.id, BOB)
-    other = await propose(ledger, "settle:2")
-    assert (await ledger.cancel(other.id, BOB, can_manage=True)).status == "cancelled"
+    declined = await propose(ledger, "settle:2")
+    assert (await ledger.cancel(declined.id, CAROL)).status == "cancelled"  # a player declines
+    other = await propose(ledger, "settle:3")
+    assert (await ledger.cancel(other.id, ERIN, can_manage=True)).status == "cancelled"
     with pytest.raises(LedgerError, match="does not exist"):
         await ledger.confirm(other.id, BOB, guild_id=99)
-    assert await ledger.balance(G, ALICE) == 1000
+    assert not await counted_anywhere(ledger, ALICE, BOB, CAROL)
 
 
-async def test_a_proposal_where_nobody_pays_is_posted_at_once(ledger: LedgerService) -> None:
-    drawn = await ledger.propose(
+async def test_a_proposal_where_nobody_pays_still_waits_for_everyone(
+    ledger: LedgerService,
+) -> None:
+    """Issue 11: five /settle of zero scores made one member 5 wins and 100% win rate."""
+    nothing = await ledger.propose(
         G,
         [],
-        source_key="settle:draw",
+        source_key="settle:zero",
         ruleset="pung-chow",
-        description="draw",
+        description="alice won",
         created_by=ALICE,
-        parties=[Party(ALICE, 0, "alice"), Party(BOB, 1, "bob")],
-        results=[(ALICE, False, 0, 0), (BOB, False, 0, 0)],
+        parties=[Party(ALICE, 0, "alice"), Party(BOB, 1, "bob", must_confirm=True)],
+        results=[(ALICE, True, 0, 0), (BOB, False, 0, 0)],
     )
-    assert drawn.status == "posted"
-    assert (await ledger.stats(G, BOB)).hands == 1
-    with pytest.raises(LedgerError, match="every paying player"):
+    assert nothing.status == "pending" and [p.user_id for p in nothing.waiting_for] == [BOB]
+    assert not await counted_anywhere(ledger, ALICE, BOB)
+    _, posted = await ledger.confirm(nothing.id, BOB)
+    assert posted and (await ledger.stats(G, ALICE)).wins == 1
+    for parties, message in (
+        ([Party(ALICE, 0), Party(BOB, 1)], "every player but the proposer must confirm"),
+        ([Party(ALICE, 0)], "needs another player"),
+    ):
+        with pytest.raises(LedgerError, match=message):
+            await ledger.propose(
+                G,
+                [],
+                source_key="settle:bad",
+                ruleset="pung-chow",
+                description="",
+                created_by=ALICE,
+                parties=parties,
+                results=[],
+            )
+    with pytest.raises(LedgerError, match="must be a party"):
         await ledger.propose(
             G,
-            [(BOB, ALICE, 5)],
+            [(CAROL, ALICE, 5)],  # carol pays but is not a party
             source_key="settle:bad",
             ruleset="pung-chow",
             description="",
             created_by=ALICE,
-            parties=[Party(ALICE, 0), Party(BOB, 1)],  # bob pays but is not asked
+            parties=[Party(ALICE, 0), Party(BOB, 1, must_confirm=True)],
             results=[],
         )
 
 
-async def test_names_are_remembered(ledger: LedgerService, db: aiosqlite.Connection) -> None:
-    await propose(ledger)
-    assert await ledger.names(G, [ALICE, BOB, 999]) == {ALICE: "alice", BOB: "bob"}
+async def test_an_unconfirmed_settlement_expires_and_counts_nowhere(
+    ledger: LedgerService, clock: FakeClock
+) -> None:
+    pending = await propose(ledger)
+    await ledger.confirm(pending.id, ALICE)
+    await ledger.confirm(pending.id, BOB)
+    assert status_of(pending, ledger.now()) == "pending"
+    assert expires_at(pending) == pending.created_at + PENDING_SECONDS
+    clock.advance(PENDING_SECONDS)
+    stored = await ledger.get(pending.id)
+    assert stored is not None and status_of(stored, ledger.now()) == "expired"
+    for action in (
+        lambda: ledger.confirm(pending.id, CAROL),
+        lambda: ledger.cancel(pending.id, DAVE),
+    ):
+        with pytest.raises(SettlementExpired, match="expired a day after it was proposed"):
+            await action()
+    assert not await counted_anywhere(ledger, ALICE, BOB, CAROL)
+
+
+async def test_a_settlement_stored_when_only_payers_confirmed_never_posts_without_everyone(
+    ledger: LedgerService,
+) -> None:
+    """A pending settlement from before this rule (the winner not asked) cannot post when the
+    payers confirm: it waits until it expires."""
+    async with ledger.repo.transaction():
+        settlement_id = await ledger.repo.insert(
+            guild_id=G,
+            kind="manual",
+            source_key="settle:old",
+            ruleset="pung-chow",
+            created_by=DAVE,
+            details={"entries": [[BOB, ALICE, 40]], "results": [[ALICE, True, 20, 40]]},
+        )
+        await ledger.repo.add_parties(
+            settlement_id, [Party(ALICE, 0), Party(BOB, 1, must_confirm=True)]
+        )
+    _, posted = await ledger.confirm(settlement_id, BOB)
+    assert not posted
+    assert not await counted_anywhere(ledger, ALICE, BOB)

@@ -1,14 +1,17 @@
 """ScoringService: /score through the engine with clear errors, /rules topics, and the /settle
-flow from scores or hands to a pending settlement, confirmed by every paying player."""
+flow from scores or hands to a pending settlement, confirmed by every player but the proposer."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from bot.service.guild_settings import GuildSettingsService
-from bot.service.ledger import LedgerService
+from bot.service.ledger import PENDING_SECONDS, LedgerService
 from bot.service.rules_topics import TOPICS, find_topic, matching_topics
 from bot.service.scoring import ScoringError, ScoringService, SettlePlayer
+from tests.store.helpers import FakeClock
 
 G = 1
 ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
@@ -95,10 +98,17 @@ def test_rules_topics(scoring: ScoringService) -> None:
         assert ruleset in TOPICS
     # /rules options lists every rule set's options with the defaults the engine uses.
     options = scoring.rules_text("options").text
-    assert "**pung-chow-limit**: `limit`=none, `mahjong_bonus`=10, `flowers`=off, `washing`=on" in (
-        options
-    )
-    assert "`maximum`=2000" in options
+    assert "**pung-chow-limit**\n- `limit`=none: the limit (p.60)" in options
+    assert "- `washing`=on: washing the tiles with 9+ different heads (p.61)" in options
+    assert "- `maximum`=2000: the maximum hand" in options
+
+
+def test_rules_topics_never_name_a_file_of_the_repository() -> None:
+    """Players read them in Discord: a path like docs/rules.md means nothing there."""
+    path = re.compile(r"\b[\w./-]+\.(md|py|sql|toml)\b|\b(docs|bot|cogs|renderer|tests)/")
+    for topic in TOPICS.values():
+        for text in (topic.title, topic.summary, topic.text):
+            assert not path.search(text), (topic.key, path.search(text))
 
 
 # -- /settle ---------------------------------------------------------------------------------
@@ -114,7 +124,7 @@ def layout_1() -> list[SettlePlayer]:
     ]
 
 
-async def test_settle_from_scores_needs_every_payer(
+async def test_settle_from_scores_needs_every_other_player(
     scoring: ScoringService, ledger: LedgerService
 ) -> None:
     pending = await scoring.propose_settlement(G, 50, ALICE, "pung-chow", layout_1(), ALICE)
@@ -122,21 +132,39 @@ async def test_settle_from_scores_needs_every_payer(
     pays = {(p["payer"], p["payee"]): p["amount"] for p in pending.details["payments"]}
     assert pays[(BOB, ALICE)] == pays[(CAROL, ALICE)] == pays[(DAVE, ALICE)] == 960
     assert pays[(BOB, CAROL)] == 208 and pays[(DAVE, CAROL)] == 256 and pays[(DAVE, BOB)] == 48
-    assert {p.user_id for p in pending.waiting_for} == {BOB, CAROL, DAVE}  # carol pays 960 too
+    assert {p.user_id for p in pending.waiting_for} == {BOB, CAROL, DAVE}
     assert await ledger.balance(G, ALICE) == 1000
     for user in (BOB, CAROL):
         _, posted = await scoring.confirm(pending.id, user, guild_id=G)
         assert not posted
     with pytest.raises(ScoringError, match="already confirmed"):
         await scoring.confirm(pending.id, BOB, guild_id=G)
-    with pytest.raises(ScoringError, match="Only the paying players"):
+    with pytest.raises(ScoringError, match="You proposed this settlement"):
         await scoring.confirm(pending.id, ALICE, guild_id=G)
+    assert (await ledger.stats(G, ALICE)).hands == 0
     done, posted = await scoring.confirm(pending.id, DAVE, guild_id=G)
     assert posted and done.status == "posted"
     assert await ledger.balance(G, ALICE) == 1000 + 2880
     assert await ledger.balance(G, DAVE) == 1000 - 1264
     stats = await ledger.stats(G, ALICE)
     assert (stats.hands, stats.wins, stats.biggest_hand) == (1, 1, 480)
+
+
+async def test_settle_with_no_scores_waits_for_the_others_and_expires(
+    scoring: ScoringService, ledger: LedgerService, clock: FakeClock
+) -> None:
+    """Issue 11: "/settle winner:me east:me south:victim" with no scores was posted at once."""
+    players = [SettlePlayer(ALICE, "E", None, "alice"), SettlePlayer(BOB, "S", None, "bob")]
+    pending = await scoring.propose_settlement(G, None, ALICE, None, players, ALICE)
+    assert pending.details["payments"] == []
+    assert scoring.settlement_status(pending) == "pending"
+    assert [p.user_id for p in pending.waiting_for] == [BOB]
+    assert (await ledger.stats(G, ALICE)).hands == 0 and not await ledger.history(G, BOB)
+    clock.advance(PENDING_SECONDS)
+    assert scoring.settlement_status(pending) == "expired"
+    with pytest.raises(ScoringError, match="expired"):
+        await scoring.confirm(pending.id, BOB, guild_id=G)
+    assert (await ledger.stats(G, ALICE)).hands == 0 and not await ledger.history(G, BOB)
 
 
 async def test_settle_with_the_winners_hand(scoring: ScoringService) -> None:
@@ -149,7 +177,7 @@ async def test_settle_with_the_winners_hand(scoring: ScoringService) -> None:
     assert pending.details["winner"] == ALICE  # the hand says how it won
     pays = {p["payer"]: p["amount"] for p in pending.details["payments"]}
     assert pays == {BOB: 44, CAROL: 22}
-    assert {p.user_id for p in pending.waiting_for} == {BOB, CAROL}
+    assert {p.user_id for p in pending.waiting_for} == {ALICE, CAROL}  # bob proposed it
 
 
 async def test_settle_with_every_hand(scoring: ScoringService) -> None:
@@ -198,11 +226,15 @@ async def test_settle_refuses_bad_input(
 
 async def test_cancel_and_a_drawn_game(scoring: ScoringService, ledger: LedgerService) -> None:
     pending = await scoring.propose_settlement(G, None, CAROL, "pung-chow", layout_1(), ALICE)
-    with pytest.raises(ScoringError, match="Only the member who proposed"):
-        await scoring.cancel(pending.id, BOB, guild_id=G)
+    with pytest.raises(ScoringError, match="Only the players of this settlement"):
+        await scoring.cancel(pending.id, 999, guild_id=G)
     assert (await scoring.cancel(pending.id, CAROL, guild_id=G)).status == "cancelled"
     drawn = await scoring.propose_settlement(
         G, None, CAROL, "singapore", [SettlePlayer(ALICE, "E"), SettlePlayer(BOB, "S")], None
     )
-    assert drawn.status == "posted" and drawn.entries == ()
-    assert await ledger.balance(G, ALICE) == 1000
+    assert drawn.status == "pending" and drawn.entries == ()
+    assert {p.user_id for p in drawn.waiting_for} == {ALICE, BOB}  # carol is not playing
+    await scoring.confirm(drawn.id, ALICE, guild_id=G)
+    done, posted = await scoring.confirm(drawn.id, BOB, guild_id=G)
+    assert posted and done.status == "posted"
+    assert await ledger.balance(G, ALICE) == 1000 and (await ledger.stats(G, BOB)).hands == 1
