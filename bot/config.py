@@ -27,7 +27,7 @@ def load_dotenv(path: Path = Path(".env")) -> None:
 @dataclass(frozen=True, slots=True)
 class Settings:
     token: str
-    database: Path
+    database: Path | str  # a SQLite file, or a postgresql:// URL
     dev_guild: int | None
     log_level: str
     drawing_processes: int = 1
@@ -47,7 +47,7 @@ class Settings:
             raise ConfigError(f"MAHJONG_DEV_GUILD must be a server id (digits), not {guild!r}")
         return cls(
             token=token,
-            database=Path(os.environ.get("MAHJONG_DB", "./data/mahjong.sqlite3")),
+            database=_database(os.environ.get("MAHJONG_DB", "./data/mahjong.sqlite3")),
             dev_guild=int(guild) if guild else None,
             log_level=os.environ.get("LOG_LEVEL", "INFO").upper(),
             drawing_processes=_count("MAHJONG_DRAWING_PROCESSES", 1),
@@ -61,3 +61,10 @@ def _count(name: str, default: int) -> int:
     if not text.isdigit():
         raise ConfigError(f"{name} must be a whole number (0 or more), not {text!r}")
     return int(text)
+
+
+def _database(value: str) -> Path | str:
+    """``MAHJONG_DB``: a ``postgresql://`` URL stays text (a Path would fold its ``//``)."""
+    if value.startswith(("postgresql://", "postgres://")):
+        return value
+    return Path(value)

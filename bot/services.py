@@ -1,11 +1,16 @@
-"""The bot's services, built once at start-up and shared by the cogs."""
+"""The bot's services, built once at start-up and shared by the cogs.
+
+This is the one place that builds repositories: every service receives the repositories it
+needs on the store ``open_database`` returned (SQLite or PostgreSQL), never a connection.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
+from bot.store.backend import Database
+from bot.store.base import Clock
 
 
 @dataclass
@@ -27,15 +32,26 @@ class Services:
             await self.tables.stop()
 
 
-def build_services(bot: Any, db: aiosqlite.Connection) -> Services:
+def build_services(
+    bot: Any, db: Database, *, clock: Clock | None = None, tables: bool = True
+) -> Services:
+    """The services on ``db``; ``tables=False`` leaves the table service out (tests of the
+    other cogs run without a bot to post tables)."""
     from bot.service.guild_settings import GuildSettingsService
     from bot.service.ledger import LedgerService
     from bot.service.scoring import ScoringService
     from bot.service.tables import TableService
+    from bot.store.ledger_repo import LedgerRepository
+    from bot.store.settings_repo import SettingsRepository
+    from bot.store.stats_repo import StatsRepository
     from bot.store.tables_repo import TablesRepository
 
-    guild_settings = GuildSettingsService(db)
-    ledger = LedgerService(db, guild_settings)
-    scoring = ScoringService(db, ledger)
-    tables = TableService(bot, TablesRepository(db), ledger, guild_settings)
-    return Services(guild_settings, ledger, scoring, tables)
+    guild_settings = GuildSettingsService(SettingsRepository(db, clock=clock))
+    ledger = LedgerService(
+        LedgerRepository(db, clock=clock), StatsRepository(db, clock=clock), guild_settings
+    )
+    scoring = ScoringService(ledger)
+    table_service = None
+    if tables:
+        table_service = TableService(bot, TablesRepository(db, clock=clock), ledger, guild_settings)
+    return Services(guild_settings, ledger, scoring, table_service)

@@ -8,8 +8,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from fakediscord import FakeDiscord, World
     from fakediscord.runner import BotRunner
+
+    from bot.store.backend import Database
 
 # ---------------------------------------------------------------------------------------------
 # Fake Discord server (tests/fakediscord): fixtures for end-to-end bot tests.
@@ -55,3 +59,24 @@ async def run_bot(fake_discord: FakeDiscord) -> AsyncIterator[BotRunner]:
 
 
 # ------------------------------------------------------------------------ end of fake Discord
+
+
+# ---------------------------------------------------------------------------------------------
+# Stores: ``db`` is a fresh, migrated store for one test, on each backend.
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "mahjong.sqlite3"
+
+
+@pytest.fixture
+async def db(db_path: Path) -> AsyncIterator[Database]:
+    from bot.store.database import open_database
+
+    store = await open_database(db_path)
+    try:
+        yield store
+    finally:
+        await store.close()

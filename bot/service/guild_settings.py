@@ -12,11 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import aiosqlite
-
 from bot.rules.options import OptionError
 from bot.rules.rulesets import HandError, get_ruleset
-from bot.store.base import Clock
 from bot.store.settings_repo import SettingsRepository
 
 DEFAULT_RULESET = "pung-chow"
@@ -60,8 +57,9 @@ _UNSET: Any = object()
 
 
 class GuildSettingsService:
-    def __init__(self, db: aiosqlite.Connection, *, clock: Clock | None = None) -> None:
-        self.repo = SettingsRepository(db, clock=clock)
+    def __init__(self, repo: SettingsRepository) -> None:
+        """The repository comes from ``bot/services.py`` (on either backend)."""
+        self.repo = repo
         self._cache: dict[int, GuildSettings] = {}
 
     async def get(self, guild_id: int) -> GuildSettings:

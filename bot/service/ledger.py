@@ -30,9 +30,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import aiosqlite
-
-from bot.store.base import Clock
 from bot.store.ledger_repo import (
     KINDS,
     Entry,
@@ -204,11 +201,12 @@ def results_of(entries: Sequence[Entry], results: Iterable[Any] | None) -> list[
 
 class LedgerService:
     def __init__(
-        self, db: aiosqlite.Connection, guild_settings: Any, *, clock: Clock | None = None
+        self, repo: LedgerRepository, stats_repo: StatsRepository, guild_settings: Any
     ) -> None:
+        """The repositories come from ``bot/services.py`` (on either backend)."""
         self.guild_settings = guild_settings
-        self.repo = LedgerRepository(db, clock=clock)
-        self.stats_repo = StatsRepository(db, clock=clock)
+        self.repo = repo
+        self.stats_repo = stats_repo
 
     def now(self) -> int:
         return self.repo.now()

@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiosqlite
-
 from bot.rules.hand import Hand, Win
 from bot.rules.notation import format_hand, parse_hand
 from bot.rules.options import OptionError
@@ -35,7 +33,6 @@ from bot.service.ledger import (
     status_of,
 )
 from bot.service.rules_topics import TOPICS, Topic, find_topic
-from bot.store.base import Clock
 
 WINDS = ("East", "South", "West", "North")
 MAX_HAND_TEXT = 300
@@ -106,10 +103,7 @@ class _Scored:
 
 
 class ScoringService:
-    def __init__(
-        self, db: aiosqlite.Connection, ledger: LedgerService, *, clock: Clock | None = None
-    ) -> None:
-        self.db = db
+    def __init__(self, ledger: LedgerService) -> None:
         self.ledger = ledger
 
     # -- /score ------------------------------------------------------------------------------

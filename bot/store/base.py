@@ -1,108 +1,36 @@
-"""What every repository shares: one transaction at a time per connection, JSON, the clock.
+"""What every repository shares: the database it is given, JSON, the clock.
 
-The bot holds a single aiosqlite connection in autocommit mode, shared by every service. Two
-coroutines writing through it at once would otherwise land in each other's transactions (a
-``BEGIN`` belongs to the connection, not to the coroutine), so every repository call runs
-under the connection's ``asyncio.Lock``. A task that already holds it (an outer
-``transaction()``) simply joins: that is how a service appends a table event and posts to the
-ledger in one transaction, across repositories.
+Repositories are the only code that writes SQL, and they write it once for both backends
+(``bot/store/sqlite.py`` and ``bot/store/postgres.py``): ``?`` placeholders (PostgreSQL's
+backend numbers them), ``RETURNING id`` for new rows, integers for times and flags, and
+``CAST(SUM(..) AS BIGINT)`` where PostgreSQL would otherwise answer with a decimal.
 
-Repositories are the only code that writes SQL; a PostgreSQL backend would replace them (and
-this module) without touching the services.
+A repository receives a ``Database`` (``bot/store/backend.py``). Inside
+``async with repo.transaction():`` every statement of the task, through any repository on the
+same database, belongs to that one unit of work; ``repo.reading()`` is a consistent read that
+never waits on writers. A single write outside a transaction (``repo.write``) is handed to the
+database as a whole, which on SQLite commits it together with the other writes pending at that
+moment (a group commit) and answers only after the commit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable
 from typing import Any
 
-import aiosqlite
+from bot.store.backend import Database, Result, Row, StoreError, Unit
+
+__all__ = ["Clock", "Repository", "StoreError", "dumps", "loads"]
 
 Clock = Callable[[], float]
 
 
-class StoreError(RuntimeError):
-    """The store was asked for something its invariants forbid (a bug in the caller)."""
-
-
-_locks: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
-# (id of the connection, the task) that holds the connection's lock right now, per context.
-_holder: ContextVar[tuple[int, asyncio.Task[Any] | None] | None] = ContextVar(
-    "mahjong_store_holder", default=None
-)
-
-
-def connection_lock(db: aiosqlite.Connection) -> asyncio.Lock:
-    """The lock every repository using ``db`` shares."""
-    lock = _locks.get(db)
-    if lock is None:
-        lock = _locks[db] = asyncio.Lock()
-    return lock
-
-
-def _me(db: aiosqlite.Connection) -> tuple[int, asyncio.Task[Any] | None]:
-    return (id(db), asyncio.current_task())
-
-
-def holds(db: aiosqlite.Connection) -> bool:
-    """Whether the current task is inside a transaction (or read) on ``db``."""
-    return _holder.get() == _me(db)
-
-
-@asynccontextmanager
-async def transaction(db: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception).
-
-    Nested use in the same task joins the outer transaction, which commits or rolls back the
-    whole. IMMEDIATE takes SQLite's write lock at once, so a second process waits
-    (busy_timeout) instead of failing half-way.
-    """
-    if holds(db):
-        yield db
-        return
-    async with connection_lock(db):
-        token = _holder.set(_me(db))
-        try:
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                await db.execute("ROLLBACK")
-                raise
-            await db.execute("COMMIT")
-        finally:
-            _holder.reset(token)
-
-
-@asynccontextmanager
-async def reading(db: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """A consistent read: several SELECTs that see one state of the database, never another
-    task's uncommitted writes."""
-    if holds(db):
-        yield db
-        return
-    async with connection_lock(db):
-        token = _holder.set(_me(db))
-        try:
-            await db.execute("BEGIN")
-            try:
-                yield db
-            finally:
-                await db.execute("COMMIT")
-        finally:
-            _holder.reset(token)
-
-
 class Repository:
-    """Base of the SQLite repositories: the connection, the clock, small query helpers."""
+    """Base of the repositories: the database, the clock, small query helpers."""
 
-    def __init__(self, db: aiosqlite.Connection, *, clock: Clock | None = None) -> None:
+    def __init__(self, db: Database, *, clock: Clock | None = None) -> None:
         self.db = db
         self.clock: Clock = clock or time.time
 
@@ -111,22 +39,34 @@ class Repository:
 
     def transaction(self) -> Any:
         """``async with repo.transaction():`` groups writes, across repositories too."""
-        return transaction(self.db)
+        return self.db.transaction()
 
     def reading(self) -> Any:
-        return reading(self.db)
+        """``async with repo.reading():`` several SELECTs that see one state of the database."""
+        return self.db.reading()
 
-    async def execute(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Cursor:
-        """One statement; the caller holds a transaction (writes) or a read."""
-        return await self.db.execute(sql, tuple(params))
+    def _unit(self) -> Unit:
+        unit = self.db.current()
+        if unit is None:
+            raise StoreError("a statement outside repo.transaction() or repo.reading()")
+        return unit
 
-    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self.db.execute(sql, tuple(params)) as cursor:
-            return await cursor.fetchone()
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> Result:
+        """One statement inside the caller's transaction."""
+        return await self._unit().execute(sql, tuple(params))
 
-    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.db.execute(sql, tuple(params)) as cursor:
-            return list(await cursor.fetchall())
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        return await self._unit().fetchone(sql, tuple(params))
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        return await self._unit().fetchall(sql, tuple(params))
+
+    async def write(self, sql: str, params: Iterable[Any] = ()) -> Result:
+        """One statement that is a transaction of its own (or joins the caller's)."""
+        unit = self.db.current()
+        if unit is not None:
+            return await unit.execute(sql, tuple(params))
+        return await self.db.write(sql, tuple(params))
 
 
 def dumps(value: Any) -> str:

@@ -150,27 +150,25 @@ class LedgerRepository(Repository):
         """A new pending settlement (the caller checked ``source_key`` is free)."""
         if kind not in KINDS:
             raise StoreError(f"unknown settlement kind {kind!r}")
-        async with self.transaction():
-            cursor = await self.execute(
-                "INSERT INTO settlements (guild_id, kind, table_id, hand_no, ruleset, "
-                "description, created_by, source_key, details, channel_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    guild_id,
-                    kind,
-                    table_id,
-                    hand_no,
-                    ruleset,
-                    description,
-                    created_by,
-                    source_key,
-                    dumps(dict(details or {})),
-                    channel_id,
-                    self.now(),
-                ),
-            )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        result = await self.write(
+            "INSERT INTO settlements (guild_id, kind, table_id, hand_no, ruleset, "
+            "description, created_by, source_key, details, channel_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (
+                guild_id,
+                kind,
+                table_id,
+                hand_no,
+                ruleset,
+                description,
+                created_by,
+                source_key,
+                dumps(dict(details or {})),
+                channel_id,
+                self.now(),
+            ),
+        )
+        return result.lastrowid
 
     async def add_parties(self, settlement_id: int, parties: Iterable[Party]) -> None:
         async with self.transaction():
@@ -196,12 +194,12 @@ class LedgerRepository(Repository):
         results, and the status. False (and nothing written) if it was not pending."""
         async with self.transaction():
             now = self.now()
-            cursor = await self.execute(
+            result = await self.execute(
                 "UPDATE settlements SET status = 'posted', posted_at = ? "
                 "WHERE id = ? AND status = 'pending'",
                 (now, settlement_id),
             )
-            if cursor.rowcount != 1:
+            if result.rowcount != 1:
                 return False
             if any(e.amount <= 0 or e.payer_id == e.payee_id for e in entries):
                 raise StoreError("a ledger row moves a positive amount between two players")
@@ -236,35 +234,32 @@ class LedgerRepository(Repository):
     async def _move(self, guild_id: int, user_id: int, delta: int) -> None:
         await self.execute(
             "INSERT INTO accounts (guild_id, user_id, net) VALUES (?, ?, ?) "
-            "ON CONFLICT (guild_id, user_id) DO UPDATE SET net = net + excluded.net",
+            "ON CONFLICT (guild_id, user_id) DO UPDATE SET net = accounts.net + excluded.net",
             (guild_id, user_id, delta),
         )
 
     async def confirm_party(self, settlement_id: int, user_id: int) -> bool:
         """Record a paying player's confirmation; False if already confirmed (or not one)."""
-        async with self.transaction():
-            cursor = await self.execute(
-                "UPDATE settlement_parties SET confirmed_at = ? WHERE settlement_id = ? "
-                "AND user_id = ? AND must_confirm = 1 AND confirmed_at IS NULL",
-                (self.now(), settlement_id, user_id),
-            )
-        return cursor.rowcount == 1
+        result = await self.write(
+            "UPDATE settlement_parties SET confirmed_at = ? WHERE settlement_id = ? "
+            "AND user_id = ? AND must_confirm = 1 AND confirmed_at IS NULL",
+            (self.now(), settlement_id, user_id),
+        )
+        return result.rowcount == 1
 
     async def cancel(self, settlement_id: int) -> bool:
         """Cancel a pending settlement; False if it was not pending."""
-        async with self.transaction():
-            cursor = await self.execute(
-                "UPDATE settlements SET status = 'cancelled' WHERE id = ? AND status = 'pending'",
-                (settlement_id,),
-            )
-        return cursor.rowcount == 1
+        result = await self.write(
+            "UPDATE settlements SET status = 'cancelled' WHERE id = ? AND status = 'pending'",
+            (settlement_id,),
+        )
+        return result.rowcount == 1
 
     async def set_message(self, settlement_id: int, channel_id: int, message_id: int) -> None:
-        async with self.transaction():
-            await self.execute(
-                "UPDATE settlements SET channel_id = ?, message_id = ? WHERE id = ?",
-                (channel_id, message_id, settlement_id),
-            )
+        await self.write(
+            "UPDATE settlements SET channel_id = ?, message_id = ? WHERE id = ?",
+            (channel_id, message_id, settlement_id),
+        )
 
     async def remember_names(self, guild_id: int, names: Mapping[int, str]) -> None:
         """Keep the last display name of each player (the fallback for the leaderboards)."""
@@ -292,12 +287,12 @@ class LedgerRepository(Repository):
         """The same, summed from the ledger rows themselves (what ``accounts`` must equal)."""
         async with self.reading():
             received = await self.fetchone(
-                "SELECT COALESCE(SUM(amount), 0) AS n FROM ledger "
+                "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS n FROM ledger "
                 "WHERE guild_id = ? AND payee_id = ?",
                 (guild_id, user_id),
             )
             paid = await self.fetchone(
-                "SELECT COALESCE(SUM(amount), 0) AS n FROM ledger "
+                "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS n FROM ledger "
                 "WHERE guild_id = ? AND payer_id = ?",
                 (guild_id, user_id),
             )

@@ -15,6 +15,11 @@ from typing import Any
 from bot.store.base import Repository
 
 _COUNTED = "kind IN ('hand', 'manual')"
+# Portable aggregates (PostgreSQL sums no booleans and answers SUM(BIGINT) with a decimal).
+_HANDS = f"CAST(SUM(CASE WHEN {_COUNTED} THEN 1 ELSE 0 END) AS BIGINT)"
+_WINS = f"CAST(SUM(CASE WHEN won = 1 AND {_COUNTED} THEN 1 ELSE 0 END) AS BIGINT)"
+_BIGGEST = f"MAX(CASE WHEN won = 1 AND {_COUNTED} THEN score END)"
+_NET = "CAST(SUM(net) AS BIGINT)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +86,8 @@ class StatsRepository(Repository):
         (for the streaks)."""
         async with self.reading():
             row = await self.fetchone(
-                f"SELECT SUM({_COUNTED}) AS hands, "
-                f"SUM(won AND {_COUNTED}) AS wins, "
-                f"MAX(CASE WHEN won AND {_COUNTED} THEN score END) AS biggest, "
-                "SUM(net) AS net FROM player_results WHERE guild_id = ? AND user_id = ?",
+                f"SELECT {_HANDS} AS hands, {_WINS} AS wins, {_BIGGEST} AS biggest, "
+                f"{_NET} AS net FROM player_results WHERE guild_id = ? AND user_id = ?",
                 (guild_id, user_id),
             )
             flags = await self.fetchall(
@@ -109,9 +112,8 @@ class StatsRepository(Repository):
             params.append(since)
         async with self.reading():
             rows = await self.fetchall(
-                f"SELECT user_id, SUM({_COUNTED}) AS hands, SUM(won AND {_COUNTED}) AS wins, "
-                f"MAX(CASE WHEN won AND {_COUNTED} THEN score END) AS biggest, "
-                f"SUM(net) AS net FROM player_results WHERE {where} GROUP BY user_id",
+                f"SELECT user_id, {_HANDS} AS hands, {_WINS} AS wins, {_BIGGEST} AS biggest, "
+                f"{_NET} AS net FROM player_results WHERE {where} GROUP BY user_id",
                 params,
             )
         return [

@@ -12,11 +12,11 @@ signatures, so a ``TablesRepository`` can be handed to it as its store.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.store.backend import Conflict
 from bot.store.base import Repository, StoreError, dumps, loads
 
 OPEN = ("lobby", "playing")
@@ -64,32 +64,30 @@ class TablesRepository(Repository):
         sets_planned: int | None = None,
     ) -> int:
         """A new table in the lobby; raises ChannelBusy if the channel has an open one."""
-        async with self.transaction():
-            try:
-                cursor = await self.execute(
-                    "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, options, seed, "
-                    "turn_seconds, claim_seconds, hands_planned, sets_planned, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        guild_id,
-                        channel_id,
-                        host_id,
-                        ruleset,
-                        dumps(dict(options or {})),
-                        seed,
-                        turn_seconds,
-                        claim_seconds,
-                        hands_planned,
-                        sets_planned,
-                        self.now(),
-                    ),
-                )
-            except sqlite3.IntegrityError as exc:
-                if "channel_id" in str(exc):
-                    raise ChannelBusy(f"channel {channel_id} already has an open table") from None
-                raise
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        try:
+            result = await self.write(
+                "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, options, seed, "
+                "turn_seconds, claim_seconds, hands_planned, sets_planned, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    guild_id,
+                    channel_id,
+                    host_id,
+                    ruleset,
+                    dumps(dict(options or {})),
+                    seed,
+                    turn_seconds,
+                    claim_seconds,
+                    hands_planned,
+                    sets_planned,
+                    self.now(),
+                ),
+            )
+        except Conflict as exc:
+            if "channel_id" in str(exc):
+                raise ChannelBusy(f"channel {channel_id} already has an open table") from None
+            raise
+        return result.lastrowid
 
     async def create_table(self, table: Any) -> int:
         """``TableStore.create_table``: from the service's live table object."""
@@ -138,20 +136,20 @@ class TablesRepository(Repository):
         stays closed (its channel may already hold a new one)."""
         if status not in STATUSES:
             raise StoreError(f"unknown table status {status!r}")
-        async with self.transaction():
+        finished_at = self.now() if status in CLOSED else None
+        result = await self.write(
+            "UPDATE tables SET status = ?, finished_at = ?, seed = COALESCE(?, seed) "
+            "WHERE id = ? AND status IN ('lobby', 'playing')",
+            (status, finished_at, seed, table_id),
+        )
+        if result.rowcount == 1:
+            return
+        async with self.reading():
             row = await self.fetchone("SELECT status FROM tables WHERE id = ?", (table_id,))
-            if row is None:
-                raise StoreError(f"no table {table_id}")
-            if row["status"] in CLOSED:
-                if row["status"] == status:
-                    return
-                raise StoreError(f"table {table_id} is already {row['status']}")
-            finished_at = self.now() if status in CLOSED else None
-            await self.execute(
-                "UPDATE tables SET status = ?, finished_at = ?, seed = COALESCE(?, seed) "
-                "WHERE id = ?",
-                (status, finished_at, seed, table_id),
-            )
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if row["status"] != status:
+            raise StoreError(f"table {table_id} is already {row['status']}")
 
     async def finish(self, table_id: int) -> None:
         await self.set_status(table_id, "finished")
@@ -160,26 +158,21 @@ class TablesRepository(Repository):
         await self.set_status(table_id, "cancelled")
 
     async def set_seed(self, table_id: int, seed: str) -> None:
-        async with self.transaction():
-            await self.execute("UPDATE tables SET seed = ? WHERE id = ?", (seed, table_id))
+        await self.write("UPDATE tables SET seed = ? WHERE id = ?", (seed, table_id))
 
     async def set_message(self, table_id: int, message_id: int | None) -> None:
         """The channel message that shows the lobby, then the table (edited as play goes)."""
-        async with self.transaction():
-            await self.execute(
-                "UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id)
-            )
+        await self.write("UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id))
 
     # -- seats -------------------------------------------------------------------------------
     async def add_seat(
         self, table_id: int, seat: int, user_id: int | None, display_name: str
     ) -> None:
-        async with self.transaction():
-            await self.execute(
-                "INSERT INTO seats (table_id, seat, user_id, display_name, is_computer, "
-                "joined_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (table_id, seat, user_id, display_name, int(user_id is None), self.now()),
-            )
+        await self.write(
+            "INSERT INTO seats (table_id, seat, user_id, display_name, is_computer, "
+            "joined_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, seat, user_id, display_name, int(user_id is None), self.now()),
+        )
 
     async def set_seats(self, table_id: int, seats: Sequence[SeatRow]) -> None:
         """Replace the table's seats with ``seats`` (after a join, a leave, a take-over),
@@ -224,20 +217,23 @@ class TablesRepository(Repository):
     # -- events ------------------------------------------------------------------------------
     async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None:
         """Append event ``seq`` (the previous one must be ``seq - 1``): a gap or a repeat is a
-        bug in the caller and raises StoreError, leaving the log as it was."""
-        async with self.transaction():
-            row = await self.fetchone(
-                "SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE table_id = ?",
-                (table_id,),
-            )
-            last = row["last"] if row else 0
-            if seq != last + 1:
-                raise StoreError(f"table {table_id}: event {seq} appended after {last}")
-            await self.execute(
+        bug in the caller and raises StoreError, leaving the log as it was.
+
+        One statement, so that outside a transaction it is one write of a group commit: the
+        INSERT happens only if the log's last ``seq`` is ``seq - 1``, and ``UNIQUE (table_id,
+        seq)`` refuses a second writer of the same ``seq`` that raced it."""
+        try:
+            result = await self.write(
                 "INSERT INTO events (table_id, seq, kind, payload, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (table_id, seq, kind, dumps(payload), self.now()),
+                "SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), "
+                "CAST(? AS BIGINT) WHERE (SELECT COALESCE(MAX(seq), 0) FROM events "
+                "WHERE table_id = ?) = ?",
+                (table_id, seq, kind, dumps(payload), self.now(), table_id, seq - 1),
             )
+        except Conflict as exc:
+            raise StoreError(f"table {table_id}: event {seq} refused ({exc})") from None
+        if result.rowcount != 1:
+            raise StoreError(f"table {table_id}: event {seq} does not follow the log's last")
 
     async def events(self, table_id: int) -> list[EventRow]:
         async with self.reading():
@@ -282,27 +278,26 @@ class TablesRepository(Repository):
         seed_hash: str = "",
     ) -> bool:
         """Record a finished hand once; False if it was already recorded (a retry)."""
-        async with self.transaction():
-            cursor = await self.execute(
-                "INSERT INTO hands (table_id, hand_no, ruleset, kind, winner_seat, winner_id, "
-                "scores, payments, seed, seed_hash, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (table_id, hand_no) DO NOTHING",
-                (
-                    table_id,
-                    hand_no,
-                    ruleset,
-                    kind,
-                    winner_seat,
-                    winner_id,
-                    dumps(scores or []),
-                    dumps(payments or []),
-                    seed,
-                    seed_hash,
-                    self.now(),
-                ),
-            )
-        return cursor.rowcount == 1
+        result = await self.write(
+            "INSERT INTO hands (table_id, hand_no, ruleset, kind, winner_seat, winner_id, "
+            "scores, payments, seed, seed_hash, finished_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (table_id, hand_no) DO NOTHING",
+            (
+                table_id,
+                hand_no,
+                ruleset,
+                kind,
+                winner_seat,
+                winner_id,
+                dumps(scores or []),
+                dumps(payments or []),
+                seed,
+                seed_hash,
+                self.now(),
+            ),
+        )
+        return result.rowcount == 1
 
     async def record_hand(self, table: Any, result: Any) -> None:
         """``TableStore.record_hand``: a game engine ``HandResult`` of the service's table."""

@@ -12,10 +12,7 @@ import pytest
 from discord.ext import commands
 
 from bot.drawing import Drawing
-from bot.service.guild_settings import GuildSettingsService
-from bot.service.ledger import LedgerService
-from bot.service.scoring import ScoringService
-from bot.services import Services
+from bot.services import build_services
 from bot.store.database import open_database
 from tests.store.helpers import FakeClock
 
@@ -39,9 +36,7 @@ class CogBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.db = await open_database(self.database)
-        settings = GuildSettingsService(self.db, clock=self.clock)
-        ledger = LedgerService(self.db, settings, clock=self.clock)
-        self.services = Services(settings, ledger, ScoringService(self.db, ledger))
+        self.services = build_services(self, self.db, clock=self.clock, tables=False)
         for name in self.cog_names:
             await self.load_extension(name)
         await self.tree.sync()

@@ -1,17 +1,15 @@
-"""The services on a real SQLite file per test, with a clock the test moves."""
+"""The services on a real store per test (``db``: each backend, see tests/conftest.py), with a
+clock the test moves."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import aiosqlite
 import pytest
 
 from bot.service.guild_settings import GuildSettingsService
 from bot.service.ledger import LedgerService
 from bot.service.scoring import ScoringService
-from bot.store.database import open_database
+from bot.services import Services, build_services
+from bot.store.backend import Database
 from tests.store.helpers import FakeClock
 
 
@@ -21,26 +19,20 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[aiosqlite.Connection]:
-    connection = await open_database(tmp_path / "mahjong.sqlite3")
-    try:
-        yield connection
-    finally:
-        await connection.close()
+def services(db: Database, clock: FakeClock) -> Services:
+    return build_services(None, db, clock=clock, tables=False)
 
 
 @pytest.fixture
-def settings(db: aiosqlite.Connection, clock: FakeClock) -> GuildSettingsService:
-    return GuildSettingsService(db, clock=clock)
+def settings(services: Services) -> GuildSettingsService:
+    return services.guild_settings
 
 
 @pytest.fixture
-def ledger(
-    db: aiosqlite.Connection, settings: GuildSettingsService, clock: FakeClock
-) -> LedgerService:
-    return LedgerService(db, settings, clock=clock)
+def ledger(services: Services) -> LedgerService:
+    return services.ledger
 
 
 @pytest.fixture
-def scoring(db: aiosqlite.Connection, ledger: LedgerService, clock: FakeClock) -> ScoringService:
-    return ScoringService(db, ledger, clock=clock)
+def scoring(services: Services) -> ScoringService:
+    return services.scoring

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import aiosqlite
 import pytest
 
 from bot.service.guild_settings import GuildSettingsService, SettingsError
+from bot.store.backend import Database
+from bot.store.settings_repo import SettingsRepository
 
 
 async def test_a_new_server_gets_the_defaults(settings: GuildSettingsService) -> None:
@@ -17,7 +18,7 @@ async def test_a_new_server_gets_the_defaults(settings: GuildSettingsService) ->
 
 
 async def test_updates_are_validated_and_persist(
-    db: aiosqlite.Connection, settings: GuildSettingsService
+    db: Database, settings: GuildSettingsService
 ) -> None:
     updated = await settings.update(
         1,
@@ -33,14 +34,14 @@ async def test_updates_are_validated_and_persist(
     assert not updated.allows(12)
     assert updated.allows(500, parent_id=11)  # a thread of an allowed channel
     assert not updated.allows(500, parent_id=12)
-    fresh = await GuildSettingsService(db).get(1)  # no cache: read back from SQLite
+    fresh = await fresh_service(db).get(1)  # no cache: read back from the store
     assert fresh == updated
     other = await fresh_service(db).get(2)
     assert other.ruleset == "pung-chow"
 
 
-def fresh_service(db: aiosqlite.Connection) -> GuildSettingsService:
-    return GuildSettingsService(db)
+def fresh_service(db: Database) -> GuildSettingsService:
+    return GuildSettingsService(SettingsRepository(db))
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,7 @@ async def test_bad_settings_are_refused_and_change_nothing(
 ) -> None:
     with pytest.raises(SettingsError, match=message):
         await settings.update(1, **change)
-    assert await settings.get(1) == await GuildSettingsService(settings.repo.db).get(1)
+    assert await settings.get(1) == await fresh_service(settings.repo.db).get(1)
     assert (await settings.get(1)).ruleset == "pung-chow"
 
 

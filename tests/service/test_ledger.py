@@ -24,8 +24,9 @@ from bot.service.ledger import (
     expires_at,
     status_of,
 )
+from bot.services import build_services
 from bot.store.database import open_database
-from tests.store.helpers import FakeClock
+from tests.store.helpers import FakeClock, rows, scalar
 
 G = 1
 ALICE, BOB, CAROL, DAVE = 101, 102, 103, 104
@@ -74,8 +75,7 @@ async def test_a_retry_never_posts_twice(ledger: LedgerService) -> None:
     )
     assert again.id == first.id and both[0].id == both[1].id
     assert await ledger.balance(G, ALICE) == 1005
-    async with ledger.repo.db.execute("SELECT COUNT(*) FROM ledger") as cursor:
-        assert (await cursor.fetchone())[0] == 2
+    assert await scalar(ledger.repo.db, "SELECT COUNT(*) FROM ledger") == 2
 
 
 async def test_payments_between_two_players_are_one_row(ledger: LedgerService) -> None:
@@ -122,12 +122,11 @@ async def test_every_settlement_sums_to_zero_and_results_match(ledger: LedgerSer
         results=[(-1, True, 30, 60)],  # the others are recorded from the payments
     )
     db = ledger.repo.db
-    async with db.execute(
-        "SELECT settlement_id, SUM(net) FROM player_results GROUP BY settlement_id"
-    ) as cursor:
-        assert all(total == 0 for _, total in await cursor.fetchall())
-    async with db.execute("SELECT SUM(net) FROM accounts WHERE guild_id = ?", (G,)) as cursor:
-        assert (await cursor.fetchone())[0] == 0
+    totals = await rows(
+        db, "SELECT settlement_id, SUM(net) FROM player_results GROUP BY settlement_id"
+    )
+    assert totals and all(total == 0 for _, total in totals)
+    assert await scalar(db, "SELECT SUM(net) FROM accounts WHERE guild_id = ?", (G,)) == 0
     history = await ledger.history(G, CAROL)
     assert [h.net for h in history] == [-38, -22]
 
@@ -144,9 +143,9 @@ def test_balances_equal_the_sum_of_ledger_entries(settlements, start) -> None:
     async def run() -> None:
         db = await open_database(":memory:")
         try:
-            guild_settings = GuildSettingsService(db)
+            services = build_services(None, db, tables=False)
+            guild_settings, ledger = services.guild_settings, services.ledger
             await guild_settings.update(G, starting_chips=start)
-            ledger = LedgerService(db, guild_settings)
             expected: dict[int, int] = {}
             for i, payments in enumerate(settlements):
                 await ledger.post_settlement(

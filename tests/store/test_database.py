@@ -1,5 +1,5 @@
 """The schema: migrating from empty, re-opening, the constraints that keep the data honest,
-and the per-connection transaction helper."""
+units of work (rollback, nesting, isolation between tasks) and the group commit."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
-from bot.store.base import transaction
-from bot.store.database import migrations, open_database
+from bot.store.backend import Conflict, Database, StoreError
+from bot.store.database import open_database
+from bot.store.migrations import BACKENDS, migrations
+from tests.store.helpers import execute, rows, scalar
 
 TABLES = {
     "guild_settings",
@@ -25,160 +26,239 @@ TABLES = {
     "accounts",
     "player_results",
     "player_names",
+    "schema_migrations",
+}
+INDEXES = {
+    "tables_one_open_per_channel",
+    "ledger_by_payer",
+    "ledger_by_payee",
+    "player_results_by_user",
+    "player_results_by_time",
+    "accounts_by_net",
 }
 
 
-async def names(db: aiosqlite.Connection, kind: str) -> set[str]:
-    async with db.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,)) as cursor:
-        return {row[0] for row in await cursor.fetchall()}
+async def names(db: Database, kind: str) -> set[str]:
+    if db.kind == "sqlite":
+        found = await rows(db, "SELECT name FROM sqlite_master WHERE type = ?", (kind,))
+    elif kind == "table":
+        found = await rows(db, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    else:
+        found = await rows(db, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")
+    return {r[0] for r in found}
 
 
-async def scalar(db: aiosqlite.Connection, sql: str, params: tuple = ()) -> object:
-    async with db.execute(sql, params) as cursor:
-        row = await cursor.fetchone()
-    return row[0] if row else None
+def test_every_backend_has_the_same_migrations() -> None:
+    """A migration is written for each backend, under the same number and name."""
+    sqlite, postgres = ([m.name for m in migrations(b)] for b in BACKENDS)
+    assert sqlite == postgres
+    assert len(sqlite) >= 2
 
 
-async def test_migrates_from_empty_and_reopens_without_change(db_path: Path) -> None:
+async def test_migrated_from_empty_with_every_table_and_index(db: Database) -> None:
+    assert await names(db, "table") >= TABLES
+    assert await names(db, "index") >= INDEXES
+    recorded = await rows(db, "SELECT version, name FROM schema_migrations ORDER BY version")
+    assert recorded == [(m.version, m.name) for m in migrations(db.kind)]
+
+
+async def test_reopening_changes_nothing(db_path: Path) -> None:
     db = await open_database(db_path)
     try:
-        assert await scalar(db, "PRAGMA user_version") == len(migrations())
         assert await scalar(db, "PRAGMA journal_mode") == "wal"
-        assert await scalar(db, "PRAGMA foreign_keys") == 1
-        assert await names(db, "table") >= TABLES
-        assert {
-            "tables_one_open_per_channel",
-            "ledger_by_payer",
-            "ledger_by_payee",
-            "player_results_by_user",
-            "player_results_by_time",
-            "accounts_by_net",
-        } <= await names(db, "index")
-        await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (1, 0)")
+        assert await scalar(db, "PRAGMA user_version") == len(migrations("sqlite"))
+        await execute(db, "INSERT INTO guild_settings (guild_id, updated_at) VALUES (1, 0)")
+        first = await rows(db, "SELECT * FROM schema_migrations")
     finally:
         await db.close()
     again = await open_database(db_path)
     try:
-        assert await scalar(again, "PRAGMA user_version") == len(migrations())
+        assert await rows(again, "SELECT * FROM schema_migrations") == first
         assert await scalar(again, "SELECT starting_chips FROM guild_settings") == 1000
     finally:
         await again.close()
 
 
-async def test_a_database_of_an_older_version_is_migrated_keeping_its_rows(db_path: Path) -> None:
-    import sqlite3
-
-    (first, *_rest) = migrations()
+@pytest.mark.parametrize("legacy", [1, 2])
+async def test_a_database_versioned_by_user_version_is_upgraded_keeping_its_rows(
+    db_path: Path, legacy: int
+) -> None:
+    """Databases from before ``schema_migrations`` recorded their version in
+    ``PRAGMA user_version``: their migrations count as applied, later ones run."""
+    known = migrations("sqlite")
     with sqlite3.connect(db_path) as old:
-        old.executescript(first[2])
-        old.execute("PRAGMA user_version = 1")
+        for m in known[:legacy]:
+            old.executescript(m.sql)
+        old.execute(f"PRAGMA user_version = {legacy}")
         old.execute(
             "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, created_at) "
             "VALUES (1, 10, 100, 'pung-chow', 0)"
         )
+        old.execute(
+            "INSERT INTO guild_settings (guild_id, starting_chips, updated_at) VALUES (1, 5, 0)"
+        )
+    old.close()
     db = await open_database(db_path)
     try:
-        assert await scalar(db, "PRAGMA user_version") == len(migrations()) > 1
-        assert await scalar(db, "SELECT COUNT(*) FROM tables WHERE sets_planned IS NULL") == 1
+        recorded = await rows(db, "SELECT version, name FROM schema_migrations ORDER BY version")
+        assert recorded == [(m.version, m.name) for m in known]
+        assert await scalar(db, "PRAGMA user_version") == len(known)
+        assert await rows(db, "SELECT channel_id, sets_planned FROM tables") == [(10, None)]
+        assert await scalar(db, "SELECT starting_chips FROM guild_settings") == 5
     finally:
         await db.close()
 
 
-async def test_defaults_of_guild_settings(db: aiosqlite.Connection) -> None:
-    await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (7, 0)")
-    async with db.execute("SELECT * FROM guild_settings WHERE guild_id = 7") as cursor:
-        row = dict(await cursor.fetchone())
+async def test_defaults_of_guild_settings(db: Database) -> None:
+    await execute(db, "INSERT INTO guild_settings (guild_id, updated_at) VALUES (7, 0)")
+    async with db.reading() as unit:
+        row = dict(await unit.fetchone("SELECT * FROM guild_settings WHERE guild_id = 7"))
     assert row["ruleset"] == "pung-chow"
     assert (row["starting_chips"], row["turn_seconds"], row["claim_seconds"]) == (1000, 60, 15)
     assert row["allowed_channels"] == "[]" and row["options"] == "{}"
 
 
-async def _table(db: aiosqlite.Connection, channel: int, status: str = "lobby") -> int:
+async def _table(db: Database, channel: int, status: str = "lobby") -> int:
     finished = None if status in ("lobby", "playing") else 5
-    cursor = await db.execute(
+    result = await execute(
+        db,
         "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, status, created_at, "
-        "finished_at) VALUES (1, ?, 1, 'pung-chow', ?, 0, ?)",
+        "finished_at) VALUES (1, ?, 1, 'pung-chow', ?, 0, ?) RETURNING id",
         (channel, status, finished),
     )
-    return cursor.lastrowid
+    return result.lastrowid
 
 
-async def test_one_open_table_per_channel(db: aiosqlite.Connection) -> None:
+async def test_one_open_table_per_channel(db: Database) -> None:
     await _table(db, 10, "finished")
     await _table(db, 10, "cancelled")
     await _table(db, 10, "playing")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(Conflict, match="channel_id"):
         await _table(db, 10, "lobby")
     await _table(db, 11, "lobby")
 
 
-async def test_events_are_unique_per_table_and_sequence(db: aiosqlite.Connection) -> None:
+async def test_events_are_unique_per_table_and_sequence(db: Database) -> None:
     table = await _table(db, 10)
     sql = "INSERT INTO events (table_id, seq, kind, created_at) VALUES (?, ?, 'join', 0)"
-    await db.execute(sql, (table, 1))
-    with pytest.raises(sqlite3.IntegrityError):
-        await db.execute(sql, (table, 1))
-    with pytest.raises(sqlite3.IntegrityError):
-        await db.execute(sql, (999, 1))  # no such table: the foreign key refuses it
+    await execute(db, sql, (table, 1))
+    with pytest.raises(Conflict):
+        await execute(db, sql, (table, 1))
+    with pytest.raises(Conflict):
+        await execute(db, sql, (999, 1))  # no such table: the foreign key refuses it
 
 
-async def test_ledger_rows_are_positive_unique_and_between_two_players(
-    db: aiosqlite.Connection,
-) -> None:
-    await db.execute(
-        "INSERT INTO settlements (id, guild_id, kind, ruleset, source_key, created_at) "
-        "VALUES (1, 1, 'manual', 'pung-chow', 'k1', 0)"
+async def test_ledger_rows_are_positive_unique_and_between_two_players(db: Database) -> None:
+    settlement = await execute(
+        db,
+        "INSERT INTO settlements (guild_id, kind, ruleset, source_key, created_at) "
+        "VALUES (1, 'manual', 'pung-chow', 'k1', 0) RETURNING id",
     )
     sql = (
         "INSERT INTO ledger (settlement_id, guild_id, payer_id, payee_id, amount, created_at) "
-        "VALUES (1, 1, ?, ?, ?, 0)"
+        f"VALUES ({settlement.lastrowid}, 1, ?, ?, ?, 0)"
     )
-    await db.execute(sql, (1, 2, 10))
+    await execute(db, sql, (1, 2, 10))
     for bad in ((1, 2, 5), (3, 4, 0), (3, 4, -5), (3, 3, 5)):
-        with pytest.raises(sqlite3.IntegrityError):
-            await db.execute(sql, bad)
-    with pytest.raises(sqlite3.IntegrityError):  # the same source key twice
-        await db.execute(
+        with pytest.raises(Conflict):
+            await execute(db, sql, bad)
+    with pytest.raises(Conflict):  # the same source key twice
+        await execute(
+            db,
             "INSERT INTO settlements (guild_id, kind, ruleset, source_key, created_at) "
-            "VALUES (1, 'hand', 'pung-chow', 'k1', 0)"
+            "VALUES (1, 'hand', 'pung-chow', 'k1', 0)",
         )
-    with pytest.raises(sqlite3.IntegrityError):  # kinds are a closed list
-        await db.execute(
+    with pytest.raises(Conflict):  # kinds are a closed list
+        await execute(
+            db,
             "INSERT INTO settlements (guild_id, kind, ruleset, source_key, created_at) "
-            "VALUES (1, 'gift', 'pung-chow', 'k2', 0)"
+            "VALUES (1, 'gift', 'pung-chow', 'k2', 0)",
         )
+    assert await scalar(db, "SELECT COUNT(*) FROM ledger") == 1
 
 
-async def test_transaction_rolls_back_and_nests(db: aiosqlite.Connection) -> None:
+INSERT = "INSERT INTO guild_settings (guild_id, updated_at) VALUES (?, 0)"
+
+
+async def test_transaction_rolls_back_and_nests(db: Database) -> None:
     with pytest.raises(RuntimeError):
-        async with transaction(db):
-            await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (1, 0)")
-            async with transaction(db):  # joins the outer one
-                await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (2, 0)")
+        async with db.transaction() as unit:
+            await unit.execute(INSERT, (1,))
+            async with db.transaction() as inner:  # joins the outer one
+                assert inner is unit
+                await inner.execute(INSERT, (2,))
+            await db.write(INSERT, (4,))  # a write of the task joins its transaction too
             raise RuntimeError("boom")
     assert await scalar(db, "SELECT COUNT(*) FROM guild_settings") == 0
-    async with transaction(db):
-        await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (3, 0)")
-    assert await scalar(db, "SELECT COUNT(*) FROM guild_settings") == 1
+    async with db.transaction() as unit:
+        await unit.execute(INSERT, (3,))
+    assert await rows(db, "SELECT guild_id FROM guild_settings") == [(3,)]
 
 
-async def test_concurrent_tasks_never_share_a_transaction(db: aiosqlite.Connection) -> None:
-    """A task that fails and rolls back must not take another task's write with it."""
+async def test_concurrent_tasks_never_share_a_transaction(db: Database) -> None:
+    """A task that fails and rolls back must not take another task's write with it, and a
+    task started inside a transaction is not part of it."""
     started = asyncio.Event()
 
     async def failing() -> None:
-        async with transaction(db):
-            await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (1, 0)")
+        async with db.transaction() as unit:
+            await unit.execute(INSERT, (1,))
             started.set()
             await asyncio.sleep(0.01)
             raise RuntimeError("rolled back")
 
     async def writing() -> None:
         await started.wait()
-        async with transaction(db):
-            await db.execute("INSERT INTO guild_settings (guild_id, updated_at) VALUES (2, 0)")
+        async with db.transaction() as unit:
+            await unit.execute(INSERT, (2,))
+        await db.write(INSERT, (3,))
 
     results = await asyncio.gather(failing(), writing(), return_exceptions=True)
     assert isinstance(results[0], RuntimeError) and results[1] is None
-    async with db.execute("SELECT guild_id FROM guild_settings") as cursor:
-        assert [r[0] for r in await cursor.fetchall()] == [2]
+    assert await rows(db, "SELECT guild_id FROM guild_settings ORDER BY guild_id") == [(2,), (3,)]
+
+
+async def test_a_read_sees_only_commits_and_does_not_wait_for_a_writer(db: Database) -> None:
+    inside = asyncio.Event()
+    finish = asyncio.Event()
+
+    async def writer() -> None:
+        async with db.transaction() as unit:
+            await unit.execute(INSERT, (1,))
+            inside.set()
+            await finish.wait()
+
+    task = asyncio.create_task(writer())
+    await inside.wait()
+    # The writer holds its transaction open: a read answers at once, without its row.
+    assert await asyncio.wait_for(scalar(db, "SELECT COUNT(*) FROM guild_settings"), 10) == 0
+    finish.set()
+    await task
+    assert await scalar(db, "SELECT COUNT(*) FROM guild_settings") == 1
+
+
+async def test_group_commit_answers_each_write_with_its_own_result(db: Database) -> None:
+    """Many writes at once: each gets its own row count or its own error, a failing write
+    takes no other with it, and every write is committed when its await returns."""
+    await execute(db, INSERT, (0,))
+    writes = [db.write(INSERT, (i,)) for i in range(1, 200)]
+    writes.insert(50, db.write(INSERT, (0,)))  # a repeat: refused alone
+    writes.insert(100, db.write("UPDATE guild_settings SET ruleset = 'x' WHERE guild_id = -1"))
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    assert isinstance(results[50], Conflict)
+    assert results[100].rowcount == 0
+    assert all(r.rowcount == 1 for i, r in enumerate(results) if i not in (50, 100))
+    assert await scalar(db, "SELECT COUNT(*) FROM guild_settings") == 200
+    if db.kind == "sqlite":
+        assert db.groups < 100  # they were grouped, not one commit each
+
+
+async def test_a_statement_outside_a_unit_of_work_is_refused(db: Database) -> None:
+    from bot.store.base import Repository
+
+    with pytest.raises(StoreError, match="outside"):
+        await Repository(db).execute(INSERT, (1,))
+    async with db.reading():
+        with pytest.raises(StoreError, match="inside reading"):
+            async with db.transaction():
+                pass

@@ -6,17 +6,18 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-import aiosqlite
 import pytest
 
 from bot.rules.score import Payment, Score, ScoreLine
+from bot.services import build_services
+from bot.store.backend import Database
 from bot.store.base import StoreError
 from bot.store.tables_repo import ChannelBusy, SeatRow, TablesRepository
-from tests.store.helpers import FakeClock
+from tests.store.helpers import FakeClock, scalar
 
 
 @pytest.fixture
-def repo(db: aiosqlite.Connection, clock: FakeClock) -> TablesRepository:
+def repo(db: Database, clock: FakeClock) -> TablesRepository:
     return TablesRepository(db, clock=clock)
 
 
@@ -171,14 +172,12 @@ async def _play(service, table, moves: int | None = None) -> None:
 
 
 async def test_table_service_plays_restarts_and_settles_on_sqlite(
-    db: aiosqlite.Connection, clock: FakeClock
+    db: Database, clock: FakeClock
 ) -> None:
-    from bot.service.guild_settings import GuildSettingsService
-    from bot.service.ledger import LedgerService
     from bot.service.tables import TableService
 
-    settings = GuildSettingsService(db, clock=clock)
-    ledger = LedgerService(db, settings, clock=clock)
+    services = build_services(None, db, clock=clock, tables=False)
+    settings, ledger = services.guild_settings, services.ledger
 
     def service() -> TableService:
         made = TableService(None, TablesRepository(db, clock=clock), ledger, settings)
@@ -235,22 +234,20 @@ async def test_table_service_plays_restarts_and_settles_on_sqlite(
         assert posted is not None and posted.status == "posted"
     seat = rebuilt.seat_of_user(ALICE)
     assert await ledger.balance(1, ALICE) == 1000 + rebuilt.state.net[seat]
-    async with db.execute("SELECT SUM(net) FROM accounts WHERE guild_id = 1") as cursor:
-        assert (await cursor.fetchone())[0] in (0, None)  # computers balance the members
+    # The computers balance the members.
+    assert await scalar(db, "SELECT SUM(net) FROM accounts WHERE guild_id = 1") in (0, None)
     # Leaderboards name the members from the ledger, without asking Discord.
     assert await ledger.names(1, [ALICE]) == {ALICE: "alice"}
 
 
 async def test_two_tables_opened_in_one_channel_at_once_one_is_refused_clearly(
-    db: aiosqlite.Connection, clock: FakeClock
+    db: Database, clock: FakeClock
 ) -> None:
-    from bot.service.guild_settings import GuildSettingsService
-    from bot.service.ledger import LedgerService
     from bot.service.tables import TableError, TableService
 
-    settings = GuildSettingsService(db, clock=clock)
+    services = build_services(None, db, clock=clock, tables=False)
     service = TableService(
-        None, TablesRepository(db, clock=clock), LedgerService(db, settings, clock=clock), settings
+        None, TablesRepository(db, clock=clock), services.ledger, services.guild_settings
     )
 
     def new(host: int):

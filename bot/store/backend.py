@@ -1,0 +1,95 @@
+"""The small interface the repositories use, which each backend implements once.
+
+A ``Database`` is one store (a SQLite file, a PostgreSQL database). It hands out units of
+work: ``transaction()`` (writes, committed together or not at all) and ``reading()`` (a
+consistent snapshot that does not wait on writers), and takes single-statement writes with
+``write()``. Inside a unit, ``current()`` returns it to every repository the task calls, so a
+service groups writes of several repositories in one transaction without passing a
+connection around. The SQL is the repositories' own, written with ``?`` placeholders; a
+backend translates whatever it must (PostgreSQL numbers them ``$1, $2 ...``).
+
+Backends: ``bot/store/sqlite.py`` (the default: a file, one writer thread with group commit,
+one reader connection) and ``bot/store/postgres.py`` (asyncpg, a connection pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Row = Mapping[str, Any]
+"""A row: ``row["column"]`` and ``dict(row)`` work on both backends."""
+
+
+class StoreError(RuntimeError):
+    """The store was asked for something its invariants forbid (a bug in the caller)."""
+
+
+class Conflict(StoreError):
+    """A constraint refused a write: a unique key, a check, a foreign key. The message holds
+    the backend's own text (it names the column or the index)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What a write did: the rows it changed and, with ``RETURNING``, the rows it returned."""
+
+    rowcount: int
+    rows: Sequence[Row] = field(default_factory=tuple)
+
+    @property
+    def lastrowid(self) -> int:
+        """The id of the row an ``INSERT ... RETURNING id`` made."""
+        if not self.rows:
+            raise StoreError("no row returned: write INSERT ... RETURNING id")
+        return int(self.rows[0]["id"])
+
+
+class Unit(Protocol):
+    """One connection inside one transaction (or one read snapshot)."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> Result: ...
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+
+class Database(Protocol):
+    """A store the repositories receive. ``kind`` is ``"sqlite"`` or ``"postgres"``."""
+
+    kind: str
+
+    def transaction(self) -> AbstractAsyncContextManager[Unit]: ...
+    def reading(self) -> AbstractAsyncContextManager[Unit]: ...
+    def current(self) -> Unit | None: ...
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> Result: ...
+    async def close(self) -> None: ...
+
+
+class Holder:
+    """Which unit of work the current task holds on one database.
+
+    A context variable alone would leak into tasks created inside a transaction (they copy the
+    context), and such a task must not write through its parent's transaction: it is a unit
+    of its own. So the holder is remembered with its task.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._var: ContextVar[tuple[Any, asyncio.Task[Any] | None] | None] = ContextVar(
+            name, default=None
+        )
+
+    def get(self) -> Any:
+        held = self._var.get()
+        if held is not None and held[1] is asyncio.current_task():
+            return held[0]
+        return None
+
+    def hold(self, unit: Any) -> Any:
+        return self._var.set((unit, asyncio.current_task()))
+
+    def release(self, token: Any) -> None:
+        self._var.reset(token)
