@@ -77,13 +77,33 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def run_json(stdin_text: str) -> tuple[int, dict[str, Any]]:
+MAX_JSON = 100_000  # characters: a table's document is a few hundred
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_json(text: str) -> Any:
+    """The document, or RequestError saying what is wrong with it: not JSON, too long,
+    nested too deep (Python's parser recurses), a number too long to read, or the
+    non-standard ``NaN``/``Infinity`` Python would otherwise accept."""
+    if len(text) > MAX_JSON:
+        raise RequestError(f"the document is too long (at most {MAX_JSON} characters)")
     try:
-        doc = json.loads(stdin_text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        return EXIT_BAD_INPUT, {"error": f"not valid JSON: {exc.msg} (line {exc.lineno})"}
+        raise RequestError(f"not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise RequestError("not valid JSON here: nested too deeply") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
+        raise RequestError(f"not valid JSON here: {exc}") from None
+
+
+def run_json(stdin_text: str) -> tuple[int, dict[str, Any]]:
+    """The answer to one JSON document: (0, the result) or (2, {"error": why})."""
     try:
-        result = score_table(request_from_json(doc))
+        result = score_table(request_from_json(read_json(stdin_text)))
     except (RequestError, HandError, NotationError, OptionError) as exc:
         return EXIT_BAD_INPUT, {"error": str(exc)}
     return 0, result_to_json(result)

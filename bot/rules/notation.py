@@ -48,11 +48,12 @@ from bot.rules.tiles import (
 
 _SUFFIX = {"m": 0, "c": 0, "p": 1, "d": 1, "s": 2, "b": 2, "z": 3, "f": BONUS}
 _LIMIT = {"z": 7, "f": 8}
-_GROUP = re.compile(r"(\d+)([mpszfbcd])", re.IGNORECASE)
-_GROUPS = re.compile(r"^(?:\d+[mpszfbcd])+$", re.IGNORECASE)
-_BONUS_WORD = re.compile(r"^([FS])([1-4])$", re.IGNORECASE)
-_HONOUR_RUN = re.compile(r"^(?:WH|[ESWNRG])+$", re.IGNORECASE)
-_HONOUR_LETTER = re.compile(r"WH|[ESWNRG]", re.IGNORECASE)
+# ASCII only: \d would take fullwidth digits (５m) and IGNORECASE the long s (ſ) for S.
+_GROUP = re.compile(r"([0-9]+)([mpszfbcd])", re.IGNORECASE | re.ASCII)
+_GROUPS = re.compile(r"^(?:[0-9]+[mpszfbcd])+$", re.IGNORECASE | re.ASCII)
+_BONUS_WORD = re.compile(r"^([FS])([1-4])$", re.IGNORECASE | re.ASCII)
+_HONOUR_RUN = re.compile(r"^(?:WH|[ESWNRG])+$", re.IGNORECASE | re.ASCII)
+_HONOUR_LETTER = re.compile(r"WH|[ESWNRG]", re.IGNORECASE | re.ASCII)
 _HONOUR_BY_LETTER = {
     "E": EAST,
     "S": SOUTH,
@@ -125,7 +126,7 @@ def parse_tile_token(token: str) -> list[int]:
         return [_HONOUR_WORDS[word]]
     if _HONOUR_RUN.match(token):
         return [_HONOUR_BY_LETTER[m.group(0).upper()] for m in _HONOUR_LETTER.finditer(token)]
-    if token.isdigit():
+    if token.isascii() and token.isdigit():
         raise NotationError(
             f"'{token}' has no suit: put m/c (characters), p/d (dots) or s/b (bamboo) after "
             "the numbers, or z after 1-7 for honours"

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.rules.hand import DISCARD, WIN_FLAGS, WIN_METHODS, Hand, Situation, Win
+from bot.rules.hand import DEALT, DISCARD, WIN_FLAGS, WIN_METHODS, Hand, Situation, Win
 from bot.rules.melds import KIND_BY_NAME, meld_from_tiles
 from bot.rules.rulesets import HandError, Outcome, get_ruleset
 from bot.rules.rulesets.pung_chow_limit import PungChowLimit, discarder_is_liable
@@ -19,6 +19,9 @@ from bot.rules.score import Payment, Score, net_of
 from bot.rules.tiles import NotationError, is_bonus, parse_tiles, tile_from_compact
 
 SEAT_LETTERS = "ESWN"
+MAX_RENCHON = 9  # singapore: the ninth Renchon game won by East is a maximum hand
+MAX_GIVEN_SCORE = 10**9
+MAX_TEXT = 300  # characters of one hand or meld written in the JSON form
 
 
 class RequestError(ValueError):
@@ -76,8 +79,60 @@ def seat_of(text: Any, what: str = "seat") -> int:
     raise RequestError(f"{what} must be one of E, S, W, N, not {text!r}")
 
 
+def check_request(request: TableRequest) -> None:
+    """Refuse a table that could not have been played, before anything is scored (issue 16:
+    each of these used to be accepted and paid wrongly): seats repeated or without East, a
+    Renchon count out of range, a discard win that does not say who discarded (the
+    discarder would escape paying), a win on the dealt hand by anyone but East, and a winner
+    together with a false Mah-Jongg (the false call would silently drop the win)."""
+    seats = request.seats
+    if len(set(seats)) != len(seats):
+        raise RequestError("a seat is listed twice in 'seats'")
+    if not 2 <= len(seats) <= 4:
+        raise RequestError("a table has two to four seats")
+    if 0 not in seats:
+        raise RequestError("every table has an East (the dealer): list E among the seats")
+    renchon = request.renchon
+    if isinstance(renchon, bool) or not isinstance(renchon, int):
+        raise RequestError("renchon must be a whole number")
+    if not 0 <= renchon <= MAX_RENCHON:
+        raise RequestError(
+            f"renchon counts East's wins in a row before this hand: 0 to {MAX_RENCHON}"
+        )
+    for seat in request.riichi:
+        if seat not in seats:
+            raise RequestError(f"riichi: seat {SEAT_LETTERS[seat]} is not at this table")
+    won = request.winner is not None or request.win is not None
+    if request.false_mahjong is not None:
+        if request.false_mahjong not in seats:
+            raise RequestError("false_mahjong: that seat is not at this table")
+        if won:
+            raise RequestError(
+                "a hand ends with a Mah-Jongg or with a false Mah-Jongg, not both: give "
+                "either the winner or false_mahjong"
+            )
+    win = request.win
+    if win is None:
+        return
+    if win.by == DISCARD:
+        if win.from_seat is None:
+            raise RequestError(
+                "a win on a discard must say who discarded it ('from <wind>'): the discarder "
+                "pays differently"
+            )
+        if win.from_seat not in seats:
+            raise RequestError(f"seat {SEAT_LETTERS[win.from_seat]} is not at this table")
+        if win.from_seat == request.win_seat:
+            raise RequestError("a player cannot win on his own discard")
+    elif win.from_seat is not None:
+        raise RequestError(f"'from' names a discarder, but the hand was won by {win.by}")
+    if win.by == DEALT and request.win_seat != 0:
+        raise RequestError("only East wins on the hand as dealt (East alone is dealt 14 tiles)")
+
+
 def score_table(request: TableRequest) -> TableResult:
     """Score every described hand and settle the table. Raises RequestError/HandError."""
+    check_request(request)
     ruleset = get_ruleset(request.ruleset)
     options = ruleset.options(request.options)
     seats = set(request.seats)
@@ -94,8 +149,8 @@ def score_table(request: TableRequest) -> TableResult:
         for seat, value in request.scores.items():
             if seat not in seats:
                 raise RequestError(f"seat {SEAT_LETTERS[seat]} is not at this table")
-            if value < 0:
-                raise RequestError("scores cannot be negative")
+            if not 0 <= value <= MAX_GIVEN_SCORE:
+                raise RequestError(f"a score is between 0 and {MAX_GIVEN_SCORE}")
             values[seat] = value
         if winner is not None and winner not in seats:
             raise RequestError("the winner must be one of the seats")
@@ -185,7 +240,8 @@ def _check_tiles_across_table(players: Sequence[SeatHand]) -> None:
 
 
 def request_from_json(doc: Any) -> TableRequest:
-    """Read the JSON document described in the README; raise RequestError on any fault."""
+    """Read the JSON document described in the README; raise RequestError on any fault
+    (every field's type is checked: a wrong one is named, never a traceback)."""
     if not isinstance(doc, dict):
         raise RequestError("expected a JSON object")
     ruleset = doc.get("ruleset")
@@ -197,13 +253,15 @@ def request_from_json(doc: Any) -> TableRequest:
     if not isinstance(options, dict):
         raise RequestError("'options' must be an object")
     round_wind = seat_of(doc.get("round", "E"), "round")
-    seats = tuple(seat_of(s) for s in doc["seats"]) if "seats" in doc else (0, 1, 2, 3)
+    seats = (0, 1, 2, 3)
+    if "seats" in doc:
+        seats = tuple(seat_of(s, "seats") for s in _list(doc["seats"], "seats"))
     extras: dict[str, Any] = {}
     if doc.get("false_mahjong") is not None:
         extras["false_mahjong"] = seat_of(doc["false_mahjong"], "false_mahjong")
-    if doc.get("riichi"):
-        extras["riichi"] = frozenset(seat_of(s, "riichi") for s in doc["riichi"])
-    if doc.get("renchon"):
+    if doc.get("riichi") is not None:
+        extras["riichi"] = frozenset(seat_of(s, "riichi") for s in _list(doc["riichi"], "riichi"))
+    if doc.get("renchon") is not None:
         extras["renchon"] = _int(doc["renchon"], "renchon")
     if "scores" in doc:
         raw = doc["scores"]
@@ -220,6 +278,8 @@ def request_from_json(doc: Any) -> TableRequest:
             seats=seats,
             **extras,
         )
+    if doc.get("winner") is not None:
+        raise RequestError("'winner' goes with 'scores'; with 'players' say who won in 'win'")
     players_doc = doc.get("players")
     if not isinstance(players_doc, list) or not players_doc:
         raise RequestError("give 'players' (the hands) or 'scores' with 'winner'")
@@ -231,21 +291,23 @@ def request_from_json(doc: Any) -> TableRequest:
         if not isinstance(win_doc, dict):
             raise RequestError("'win' must be an object or null")
         win_seat = seat_of(win_doc.get("seat"), "win.seat")
+        if win_seat not in {p.seat for p in players}:
+            raise RequestError("the winner's hand must be listed among the players")
         by = win_doc.get("by", "self-draw")
-        if by not in WIN_METHODS:
+        if not isinstance(by, str) or by not in WIN_METHODS:
             raise RequestError(f"win.by must be one of {', '.join(WIN_METHODS)}")
-        flags = win_doc.get("flags") or []
-        unknown = [f for f in flags if f not in WIN_FLAGS]
+        flags = _list(win_doc.get("flags") or [], "win.flags")
+        unknown = [f for f in flags if not isinstance(f, str) or f not in WIN_FLAGS]
         if unknown:
             raise RequestError(f"unknown flag {unknown[0]!r} (known: {', '.join(WIN_FLAGS)})")
         tile_text = win_doc.get("tile")
         tile = None
         if tile_text is not None:
             try:
-                tile = tile_from_compact(str(tile_text))
+                tile = tile_from_compact(_text(tile_text, "win.tile"))
             except NotationError as exc:
                 raise RequestError(f"win.tile: {exc}") from None
-        elif by != "dealt":
+        elif by != DEALT:
             raise RequestError("win.tile is required unless the hand was dealt complete")
         from_seat = win_doc.get("from")
         win = Win(
@@ -268,25 +330,47 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RequestError(f'\'{what}\' must be a list, e.g. ["E", "S"]')
+    if len(value) > 32:
+        raise RequestError(f"'{what}' is too long")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise RequestError(f"'{what}' must be a string of tiles, e.g. \"123m55p\"")
+    if len(value) > MAX_TEXT:
+        raise RequestError(f"'{what}' is too long (at most {MAX_TEXT} characters)")
+    return value
+
+
 def _player_from_json(doc: Any) -> SeatHand:
     if not isinstance(doc, dict):
         raise RequestError("each player must be an object with 'seat' and 'concealed'")
     seat = seat_of(doc.get("seat"), "player seat")
     where = f"player {SEAT_LETTERS[seat]}"
+    dead = doc.get("dead", False)
+    if not isinstance(dead, bool):
+        raise RequestError(f"{where}: 'dead' is true or false")
     try:
-        concealed = parse_tiles(str(doc.get("concealed", "")))
-        flowers = parse_tiles(str(doc.get("flowers", "")))
+        concealed = parse_tiles(_text(doc.get("concealed", ""), f"{where}: concealed"))
+        flowers = parse_tiles(_text(doc.get("flowers", ""), f"{where}: flowers"))
         melds = []
-        for meld in doc.get("melds") or []:
+        for meld in _list(doc.get("melds") or [], f"{where}: melds"):
             if not isinstance(meld, dict) or "tiles" not in meld:
                 raise RequestError(f"{where}: each meld needs 'tiles' (and 'kind')")
             kind = meld.get("kind")
-            if kind is not None and kind not in KIND_BY_NAME:
+            if kind is not None and (not isinstance(kind, str) or kind not in KIND_BY_NAME):
                 raise RequestError(f"{where}: meld kind must be chow, pung or kong")
+            concealed_meld = meld.get("concealed", False)
+            if not isinstance(concealed_meld, bool):
+                raise RequestError(f"{where}: a meld's 'concealed' is true or false")
             melds.append(
                 meld_from_tiles(
-                    parse_tiles(str(meld["tiles"])),
-                    concealed=bool(meld.get("concealed", False)),
+                    parse_tiles(_text(meld["tiles"], f"{where}: meld tiles")),
+                    concealed=concealed_meld,
                     kind_name=kind,
                 )
             )
@@ -296,9 +380,7 @@ def _player_from_json(doc: Any) -> SeatHand:
         raise RequestError(f"{where}: flowers and seasons go in 'flowers', not 'concealed'")
     if any(not is_bonus(t) for t in flowers):
         raise RequestError(f"{where}: 'flowers' holds only 1f-8f")
-    return SeatHand(
-        seat, Hand(tuple(concealed), tuple(melds), tuple(flowers)), bool(doc.get("dead"))
-    )
+    return SeatHand(seat, Hand(tuple(concealed), tuple(melds), tuple(flowers)), dead)
 
 
 def result_to_json(result: TableResult) -> dict[str, Any]:

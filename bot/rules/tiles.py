@@ -141,7 +141,7 @@ class NotationError(ValueError):
     """A hand string that cannot be read; the message names the bad token and what was expected."""
 
 
-_COMPACT_GROUP = re.compile(r"(\d+)([mpszf])")
+_COMPACT_GROUP = re.compile(r"([0-9]+)([mpszf])")  # ASCII digits only (not ５m)
 
 
 def parse_tiles(text: str) -> list[int]:
@@ -156,14 +156,14 @@ def parse_tiles(text: str) -> list[int]:
         match = _COMPACT_GROUP.match(compact, pos)
         if match is None:
             rest = compact[pos:]
-            bad = re.match(r"\d+\D?|\D", rest)
+            bad = re.match(r"[0-9]+[^0-9]?|.", rest, re.DOTALL)
             token = bad.group(0) if bad else rest
-            if token[:-1].isdigit() and not token[-1].isdigit():
+            if token.isascii() and token[:-1].isdigit() and not token[-1].isdigit():
                 raise NotationError(
                     f"'{token}': '{token[-1]}' is not a suit letter: expected "
                     "m (characters), p (dots), s (bamboo), z (honours) or f (flowers/seasons)"
                 )
-            if token.isdigit():
+            if token.isascii() and token.isdigit():
                 raise NotationError(
                     f"'{token}' has no suit letter: expected digits followed by one of "
                     "m (characters), p (dots), s (bamboo), z (honours), f (flowers/seasons)"

@@ -23,7 +23,7 @@ from bot.rules.options import OptionError
 from bot.rules.rulesets import HandError, get_ruleset
 from bot.rules.score import Payment, Score
 from bot.rules.table_score import RequestError, SeatHand, TableRequest, score_table, seat_of
-from bot.rules.tiles import NotationError
+from bot.rules.tiles import NotationError, short_name
 from bot.service.ledger import (
     LedgerError,
     LedgerService,
@@ -127,6 +127,8 @@ class ScoringService:
         round_no = _wind(round_wind, "round")
         text = f"{hand_text} {win}" if win else hand_text
         parsed = _parse(text)
+        if parsed.win is None:
+            _check_not_a_win(get_ruleset(ruleset), parsed.hand)
         chosen = _with_flowers(chosen, [parsed.hand], options)
         if parsed.win is not None and parsed.win.from_seat == seat_no:
             raise ScoringError(
@@ -491,6 +493,26 @@ def _parse(text: str, what: str = "the hand") -> Any:
     except NotationError as exc:
         prefix = "" if what == "the hand" else f"{what}: "
         raise ScoringError(f"{prefix}{exc}") from None
+
+
+def _check_not_a_win(rules: Any, hand: Hand) -> None:
+    """A hand one tile over a losing hand's count, with no ``win``: the newcomer most likely
+    typed a complete hand (issue 11: told "a losing hand has 13 tiles"). Say which option
+    completes it, with a tile of their own hand as the example."""
+    have = hand.tile_count()
+    if have != rules.hand_size + 1 or not hand.concealed:
+        return
+    if rules.is_winning(hand):
+        example = short_name(hand.concealed[-1])
+        raise ScoringError(
+            f"this hand has {have} tiles: say which tile completed it, e.g. win:{example} "
+            f"(add 'from W' if it was W's discard, or 'self-draw'); a losing hand has "
+            f"{rules.hand_size}"
+        )
+    raise ScoringError(
+        f"this hand has {have} tiles but does not make {rules.sets_needed} sets and a pair; "
+        f"a losing hand has {rules.hand_size} (a kong counting as three): check the tiles"
+    )
 
 
 def _with_flowers(
