@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from fakediscord.runner import BotRunner
 
     from bot.store.backend import Database
+    from tests.store.postgres_server import PostgresServer
 
 # ---------------------------------------------------------------------------------------------
 # Fake Discord server (tests/fakediscord): fixtures for end-to-end bot tests.
@@ -62,7 +63,10 @@ async def run_bot(fake_discord: FakeDiscord) -> AsyncIterator[BotRunner]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Stores: ``db`` is a fresh, migrated store for one test, on each backend.
+# Stores: ``db`` is a fresh, migrated store for one test, on each backend (SQLite, PostgreSQL).
+# PostgreSQL: one server per session (tests/store/postgres_server.py), started only when a
+# test needs it, a database per test copied from a migrated template. Tests on it carry the
+# ``postgres`` marker (``-m "not postgres"`` leaves them out).
 # ---------------------------------------------------------------------------------------------
 
 
@@ -71,12 +75,67 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "mahjong.sqlite3"
 
 
-@pytest.fixture
-async def db(db_path: Path) -> AsyncIterator[Database]:
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    from tests.store.postgres_server import HOW_TO_GET, PostgresServer, find_binaries
+
+    binaries = find_binaries()
+    if binaries is None:
+        pytest.skip(HOW_TO_GET)
+    server = PostgresServer(binaries)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+async def fresh_postgres_database(server: PostgresServer) -> str:
+    """A new empty, migrated database on ``server``; returns its URL."""
+    import asyncpg
+
+    from bot.store.database import open_database
+    from tests.store.postgres_server import TEMPLATE
+
+    admin = await asyncpg.connect(server.url())
+    try:
+        if not getattr(server, "template_ready", False):
+            await admin.execute(f"CREATE DATABASE {TEMPLATE}")
+            await (await open_database(server.url(TEMPLATE))).close()
+            server.template_ready = True
+        name = server.next_name()
+        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    finally:
+        await admin.close()
+    return server.url(name)
+
+
+async def drop_postgres_database(server: PostgresServer, url: str) -> None:
+    import asyncpg
+
+    admin = await asyncpg.connect(server.url())
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def db(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[Database]:
     from bot.store.database import open_database
 
-    store = await open_database(db_path)
+    if request.param == "sqlite":
+        store = await open_database(db_path)
+        try:
+            yield store
+        finally:
+            await store.close()
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = await fresh_postgres_database(server)
+    store = await open_database(url)
     try:
         yield store
     finally:
         await store.close()
+        await drop_postgres_database(server, url)

@@ -58,9 +58,11 @@ class Unit(Protocol):
 
 
 class Database(Protocol):
-    """A store the repositories receive. ``kind`` is ``"sqlite"`` or ``"postgres"``."""
+    """A store the repositories receive. ``kind`` is ``"sqlite"`` or ``"postgres"``;
+    ``target`` the path or URL it was opened on."""
 
     kind: str
+    target: str
 
     def transaction(self) -> AbstractAsyncContextManager[Unit]: ...
     def reading(self) -> AbstractAsyncContextManager[Unit]: ...

@@ -145,6 +145,7 @@ class SQLiteDatabase:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.target = path  # what open_database was given
         self._writer = _Thread("sqlite-writer")
         self._reader: _Thread | None = None
         self._write_turn = asyncio.Lock()  # groups and transactions take the writer in turn

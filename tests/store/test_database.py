@@ -58,8 +58,13 @@ def test_every_backend_has_the_same_migrations() -> None:
 async def test_migrated_from_empty_with_every_table_and_index(db: Database) -> None:
     assert await names(db, "table") >= TABLES
     assert await names(db, "index") >= INDEXES
-    recorded = await rows(db, "SELECT version, name FROM schema_migrations ORDER BY version")
-    assert recorded == [(m.version, m.name) for m in migrations(db.kind)]
+    recorded = await rows(db, "SELECT * FROM schema_migrations ORDER BY version")
+    assert [r[:2] for r in recorded] == [(m.version, m.name) for m in migrations(db.kind)]
+    again = await open_database(db.target)  # opening an up-to-date store changes nothing
+    try:
+        assert await rows(again, "SELECT * FROM schema_migrations ORDER BY version") == recorded
+    finally:
+        await again.close()
 
 
 async def test_reopening_changes_nothing(db_path: Path) -> None:
@@ -262,3 +267,16 @@ async def test_a_statement_outside_a_unit_of_work_is_refused(db: Database) -> No
         with pytest.raises(StoreError, match="inside reading"):
             async with db.transaction():
                 pass
+
+
+def test_mahjong_db_chooses_the_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import Settings
+    from bot.store.database import is_postgres
+
+    url = "postgresql://bot:secret@db.example:5432/mahjong"
+    monkeypatch.setenv("MAHJONG_DB", url)
+    settings = Settings.from_env(require_token=False)
+    assert settings.database == url and is_postgres(settings.database)  # the // kept
+    monkeypatch.setenv("MAHJONG_DB", "data/x.sqlite3")
+    settings = Settings.from_env(require_token=False)
+    assert settings.database == Path("data/x.sqlite3") and not is_postgres(settings.database)

@@ -65,6 +65,31 @@ async def test_events_must_follow_each_other(repo: TablesRepository) -> None:
     assert len(await repo.events(table)) == 1
 
 
+async def test_two_stores_racing_on_one_log_write_each_seq_once(
+    repo: TablesRepository, db: Database
+) -> None:
+    """Two processes' stores on one database (two SQLite connections to the file, or two
+    PostgreSQL pools) append the same seqs at once: each seq is written once, the loser of
+    each race gets StoreError, and the log has no gap."""
+    from bot.store.database import open_database
+
+    table = await new_table(repo)
+    other_db = await open_database(db.target)
+    try:
+        other = TablesRepository(other_db)
+        for seq in range(1, 41):
+            results = await asyncio.gather(
+                repo.append_event(table, seq, "move", {"by": "first"}),
+                other.append_event(table, seq, "move", {"by": "second"}),
+                return_exceptions=True,
+            )
+            refused = [r for r in results if isinstance(r, BaseException)]
+            assert len(refused) == 1 and isinstance(refused[0], StoreError), results
+        assert [e.seq for e in await other.events(table)] == list(range(1, 41))
+    finally:
+        await other_db.close()
+
+
 async def test_an_event_and_its_seat_change_commit_or_fail_together(
     repo: TablesRepository,
 ) -> None:
