@@ -30,7 +30,7 @@ class Settings:
     database: Path | str  # a SQLite file, or a postgresql:// URL
     dev_guild: int | None
     log_level: str
-    drawing_processes: int = 1
+    drawing_processes: int | None = None  # None: one per core (bot.drawing)
 
     @classmethod
     def from_env(cls, *, require_token: bool = True) -> Settings:
@@ -50,11 +50,11 @@ class Settings:
             database=_database(os.environ.get("MAHJONG_DB", "./data/mahjong.sqlite3")),
             dev_guild=int(guild) if guild else None,
             log_level=os.environ.get("LOG_LEVEL", "INFO").upper(),
-            drawing_processes=_count("MAHJONG_DRAWING_PROCESSES", 1),
+            drawing_processes=_count("MAHJONG_DRAWING_PROCESSES", None),
         )
 
 
-def _count(name: str, default: int) -> int:
+def _count(name: str, default: int | None) -> int | None:
     text = os.environ.get(name, "").strip()
     if not text:
         return default

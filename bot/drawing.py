@@ -1,12 +1,32 @@
-"""Drawing the images in separate processes, off the bot's event loop and its GIL.
+"""Drawing the images in a pool of separate processes, off the bot's event loop and its GIL,
+the most urgent first.
 
-A table image takes ~17 ms of Pillow, and with 50 tables playing there are dozens a second.
-The bot starts drawing processes (``python -m bot.drawing``; ``MAHJONG_DRAWING_PROCESSES``,
-default 1, 0 to draw in a thread) so the drawing runs on another core, and sends each a request
-on its stdin: a frame of a 4-byte length and a pickle of ``(kind, args, kwargs)`` for
-``renderer.render_<kind>``; the answer comes back the same way on its stdout. A process ends
-when its stdin closes, so a killed bot leaves none behind. If a process cannot be started or
-dies, the image is drawn in a thread and a new process started.
+A table image takes ~12 ms of Pillow, and at 200 tables there are dozens a second; with one
+process and one first-come queue a player's claim prompt waited behind every table redraw
+(issue 12: DM staleness p99 28 s at 200 tables). So:
+
+- **A pool sized to the machine.** ``Drawing()`` starts one process per core
+  (``os.cpu_count()``, at most :data:`MAX_PROCESSES`); ``MAHJONG_DRAWING_PROCESSES`` sets the
+  number, 0 draws in one thread of the bot's own. Each process (``python -m bot.drawing``)
+  reads requests on its stdin: a frame of a 4-byte length and a pickle of
+  ``(kind, args, kwargs)`` for ``renderer.render_<kind>``; the answer comes back the same way
+  on its stdout. A process ends when its stdin closes, so a killed bot leaves none behind.
+- **Priority lanes** (:data:`LANES`): the acting player's DM (``"dm"``) before claim
+  prompts (``"claim"``), then table images (``"table"``), reveals (``"reveal"``) and
+  look-ups (``"lookup"``, the default). A free process always takes the oldest job of the
+  most urgent lane; a lane is first come, first served. A busy lower lane waits (a table
+  image is useless once the claim window it shows has closed, a DM is what a player is
+  waiting on); callers keep each lane bounded by coalescing (one job per table or seat).
+- **Superseded work is dropped.** ``draw(..., key=k)``: when a newer job with the same key
+  comes while an older one is still queued (not yet started), the older one is dropped and
+  its caller gets :class:`Superseded` ("don't send it, a newer picture is coming"; the newer
+  caller sends that). A job already being drawn is finished and answered.
+- **A timeout per drawing** (:data:`TIMEOUT`, issue 16 item 6): a process that does not
+  answer in time (hung, SIGSTOPped) or dies is killed, its image is drawn in the fallback
+  thread so its caller still gets it, and a new process is started in its place.
+- **Nothing is drawn twice for the same picture**: :func:`signature` is a short digest of
+  exactly what a drawing depends on; a caller keeps the signature of what it last sent
+  and skips drawing (and the edit) when it has not changed (see ``docs/architecture.md``).
 
 Drawing in threads has its own single thread: drawn in the loop's default executor, queued
 images delayed everything else that uses it (aiohttp's address look-ups for Discord requests),
@@ -18,23 +38,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copyreg
+import hashlib
 import io
+import itertools
 import logging
 import os
 import pickle
 import signal
 import struct
 import sys
+from collections import Counter, deque
+from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
 log = logging.getLogger(__name__)
 
-KINDS = frozenset({"table", "hand", "score_card", "tile_emoji"})
+KINDS = frozenset({"table", "seat_table", "hand", "score_card", "tile_emoji"})
+LANES = ("dm", "claim", "table", "reveal", "lookup")
+MAX_PROCESSES = 8
+TIMEOUT = 10.0  # seconds for one drawing (~12 ms normally, a few hundred under heavy load)
+START_TIMEOUT = 60.0  # seconds for a process to load Pillow and the renderer
+RETRY_START = 30.0  # seconds before a process that could not start is tried again
 _LENGTH = struct.Struct(">I")
 _READY = b"ready"
+
+
+class Superseded(Exception):
+    """A newer drawing with the same key was asked for before this one started: do not send
+    anything for this one, the caller of the newer one sends the newer picture."""
+
+
+class DrawingFailed(RuntimeError):
+    """The renderer raised, or the image could not be drawn in time anywhere."""
 
 
 def render(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
@@ -44,6 +83,22 @@ def render(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
     import renderer
 
     return getattr(renderer, f"render_{kind}")(*args, **kwargs)
+
+
+def default_processes() -> int:
+    """One drawing process per core, at most :data:`MAX_PROCESSES`."""
+    return max(1, min(os.cpu_count() or 1, MAX_PROCESSES))
+
+
+def signature(kind: str, *args: Any, **kwargs: Any) -> bytes:
+    """A 16-byte digest of everything ``draw(kind, *args, **kwargs)`` depends on: the
+    renderer is a pure function of its arguments, so an equal signature means a
+    byte-identical image. Costs a pickle (~20-60 µs for a table view), not a drawing.
+
+    Equal arguments built in different ways can pickle differently (a set's order, one
+    object shared twice): then the signatures differ and the picture is drawn again, never
+    the other way round."""
+    return hashlib.blake2b(_dumps((kind, args, kwargs)), digest_size=16).digest()
 
 
 def _dumps(value: Any) -> bytes:
@@ -88,13 +143,17 @@ class DrawingProcess:
         )
         drawer = cls(process)
         try:
-            ok, value = await asyncio.wait_for(drawer._read(), timeout=60)
+            ok, value = await asyncio.wait_for(drawer._read(), timeout=START_TIMEOUT)
             if not ok or value != _READY:
                 raise OSError(f"the drawing process did not start: {value!r}")
         except BaseException:
-            await drawer.close()
+            await drawer.kill()
             raise
         return drawer
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
 
     async def exchange(self, request: bytes) -> tuple[bool, Any]:
         assert self.process.stdin is not None
@@ -107,7 +166,15 @@ class DrawingProcess:
         (size,) = _LENGTH.unpack(await self.process.stdout.readexactly(_LENGTH.size))
         return pickle.loads(await self.process.stdout.readexactly(size))
 
+    async def kill(self) -> None:
+        """End it now (it may be stopped or hung) and reap it."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.process.wait(), timeout=10)
+
     async def close(self) -> None:
+        """Close its input so it ends by itself; kill it if it does not within 5 s."""
         if self.process.returncode is not None:
             return
         if self.process.stdin is not None:
@@ -115,101 +182,252 @@ class DrawingProcess:
         try:
             await asyncio.wait_for(self.process.wait(), timeout=5)
         except (TimeoutError, asyncio.CancelledError):
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
+            await self.kill()
             raise
 
 
-class Drawing:
-    """The bot's drawing: ``await drawing.draw("table", view, names)`` -> PNG bytes."""
+@dataclass(eq=False)
+class _Job:
+    kind: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    request: bytes
+    lane: str
+    key: Hashable | None
+    future: asyncio.Future[bytes] = field(repr=False)
 
-    def __init__(self, processes: int = 1) -> None:
-        self.processes = max(0, processes)
-        self._idle: asyncio.Queue[DrawingProcess] | None = None
-        self._all: set[DrawingProcess] = set()
-        self._starting: asyncio.Task[None] | None = None
-        self._exchanges: set[asyncio.Task[Any]] = set()
+
+class Drawing:
+    """The bot's drawing: ``await drawing.draw("table", view, names, lane="table")`` -> PNG.
+
+    ``processes``: how many drawing processes (None: :func:`default_processes`; 0: a thread
+    of its own). ``timeout``: seconds one drawing may take before its process is replaced.
+    """
+
+    def __init__(self, processes: int | None = None, *, timeout: float = TIMEOUT) -> None:
+        self.processes = default_processes() if processes is None else max(0, processes)
+        self.timeout = timeout
+        self._lanes: dict[str, deque[_Job]] = {lane: deque() for lane in LANES}
+        self._queued: dict[Hashable, _Job] = {}
+        self._work = asyncio.Event()
+        self._workers: list[asyncio.Task[None]] = []
+        self._settled: list[asyncio.Event] = []
+        self._active: dict[int, _Job] = {}
+        self._drawers: dict[int, DrawingProcess | None] = {}
         self._closed = False
+        # Counts for benchmarks and logs: drawn per lane, superseded, processes replaced.
+        self.counts: Counter[str] = Counter()
         # Drawing in threads uses its own thread, not the loop's default executor: queued
         # drawings there delayed everything else that uses it (aiohttp's address look-ups).
         self._thread: ThreadPoolExecutor | None = None
+        self._order = itertools.count()
 
+    # -- the pool ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the processes in the background; images asked for meanwhile wait for them."""
-        if self.processes and self._starting is None:
-            self._idle = asyncio.Queue()
-            self._starting = asyncio.create_task(self._start_all(), name="drawing-start")
-
-    async def _start_all(self) -> None:
-        await asyncio.gather(*(self._start_one() for _ in range(self.processes)))
-
-    async def _start_one(self) -> None:
-        try:
-            drawer = await DrawingProcess.start()
-        except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError):
-            log.warning("could not start a drawing process; drawing in threads", exc_info=True)
+        """Start the workers (each starts its process in the background); images asked for
+        meanwhile wait in their lanes. Called by the first ``draw`` if not before."""
+        if self._workers or self._closed:
             return
-        if self._closed:
-            await drawer.close()
-            return
-        self._all.add(drawer)
-        assert self._idle is not None
-        self._idle.put_nowait(drawer)
+        for slot in range(max(1, self.processes)):
+            self._drawers[slot] = None
+            self._settled.append(asyncio.Event())  # set while no process is starting
+            self._workers.append(asyncio.create_task(self._worker(slot), name=f"drawing-{slot}"))
 
-    async def draw(self, kind: str, *args: Any, **kwargs: Any) -> bytes:
-        """PNG bytes of ``renderer.render_<kind>(*args, **kwargs)``, drawn off the event loop."""
+    async def ready(self) -> None:
+        """Wait until no process is starting: each has started or failed to (tests,
+        benchmarks)."""
+        self.start()
+        while not all(settled.is_set() for settled in self._settled):
+            for settled in self._settled:
+                await settled.wait()
+
+    def pids(self) -> list[int]:
+        """The process ids of the drawing processes running now (for benchmarks and tests)."""
+        return [d.pid for d in self._drawers.values() if d is not None]
+
+    def drawing_now(self) -> list[str]:
+        """The lanes of the drawings being drawn at this moment, one per busy slot."""
+        return [job.lane for job in self._active.values()]
+
+    def queued(self) -> dict[str, int]:
+        """How many drawings wait in each lane (not yet started)."""
+        return {lane: sum(not j.future.done() for j in jobs) for lane, jobs in self._lanes.items()}
+
+    async def draw(
+        self,
+        kind: str,
+        *args: Any,
+        lane: str = "lookup",
+        key: Hashable | None = None,
+        **kwargs: Any,
+    ) -> bytes:
+        """PNG bytes of ``renderer.render_<kind>(*args, **kwargs)``, drawn off the event loop
+        when a process is free for ``lane`` (see :data:`LANES`).
+
+        Raises :class:`Superseded` when a newer drawing with the same ``key`` is asked for
+        before this one starts, :class:`DrawingFailed` when the renderer raises or nothing
+        could draw it in time, ``ValueError`` for an unknown kind or lane."""
         if kind not in KINDS:
             raise ValueError(f"no such drawing: {kind!r}")
-        if self._starting is not None:
-            await asyncio.shield(self._starting)
-        if not self._all or self._idle is None:
-            return await self._in_thread(kind, args, kwargs)
-        request = _dumps((kind, args, kwargs))
-        drawer = await self._idle.get()
-        # The exchange runs to its end even if this caller is cancelled: a process left with an
-        # unread answer would hand it to the next caller.
-        exchange = asyncio.create_task(self._exchange(drawer, request), name="drawing")
-        self._exchanges.add(exchange)
-        exchange.add_done_callback(self._exchanges.discard)
-        ok, value = await asyncio.shield(exchange)
-        if ok is None:  # the process died: draw here
-            return await self._in_thread(kind, args, kwargs)
-        if not ok:
-            raise RuntimeError(f"drawing {kind} failed: {value}")
-        return value
+        if lane not in self._lanes:
+            raise ValueError(f"no such lane: {lane!r} (one of {', '.join(LANES)})")
+        if self._closed:
+            raise DrawingFailed("drawing is closed")
+        self.start()
+        job = _Job(
+            kind,
+            args,
+            kwargs,
+            _dumps((kind, args, kwargs)),
+            lane,
+            key,
+            asyncio.get_running_loop().create_future(),
+        )
+        if key is not None:
+            older = self._queued.get(key)
+            if older is not None and not older.future.done():
+                older.future.set_exception(Superseded(key))
+                self.counts["superseded"] += 1
+            self._queued[key] = job
+        self._lanes[lane].append(job)
+        self._work.set()
+        try:
+            return await job.future
+        finally:
+            if key is not None and self._queued.get(key) is job:
+                del self._queued[key]
 
-    async def _in_thread(self, kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
+    def _next(self) -> _Job | None:
+        """The oldest job of the most urgent lane; dropped and cancelled jobs are skipped."""
+        for jobs in self._lanes.values():
+            while jobs:
+                job = jobs.popleft()
+                if job.future.done():  # superseded, or its caller gave up
+                    continue
+                if job.key is not None and self._queued.get(job.key) is job:
+                    del self._queued[job.key]  # started: no longer superseded by a newer one
+                return job
+        return None
+
+    async def _worker(self, slot: int) -> None:
+        """One slot of the pool: its process (or the thread while it has none), one job at a
+        time, the most urgent first."""
+        loop = asyncio.get_running_loop()
+        drawer: DrawingProcess | None = None
+        starting: asyncio.Task[DrawingProcess | None] | None = None
+        retry_at = 0.0
+        try:
+            while not self._closed:
+                if self.processes and drawer is None and loop.time() >= retry_at:
+                    self._settled[slot].clear()
+                    starting = asyncio.create_task(self._start_process(), name="drawing-start")
+                    self._drawers[slot] = drawer = await starting
+                    starting = None
+                    if drawer is None:
+                        retry_at = loop.time() + RETRY_START
+                self._settled[slot].set()
+                job = self._next()
+                if job is None:
+                    self._work.clear()
+                    await self._work.wait()
+                    continue
+                self._active[slot] = job
+                if drawer is None:
+                    await self._settle(slot, job, await self._in_thread(job))
+                    continue
+                answer = await self._in_process(drawer, job)
+                if answer is not None:
+                    await self._settle(slot, job, answer)
+                    continue
+                # It hung or died (and is killed): a new one starts while the thread draws.
+                self.counts["replaced"] += 1
+                self._drawers[slot] = drawer = None
+                self._settled[slot].clear()
+                starting = asyncio.create_task(self._start_process(), name="drawing-start")
+                await self._settle(slot, job, await self._in_thread(job))
+                self._drawers[slot] = drawer = await starting
+                starting = None
+                if drawer is None:
+                    retry_at = loop.time() + RETRY_START
+                self._settled[slot].set()
+        finally:
+            self._active.pop(slot, None)
+            self._settled[slot].set()
+            if starting is not None:  # cancelled while starting: its process is killed
+                starting.cancel()
+                with contextlib.suppress(BaseException):
+                    late = await starting
+                    if late is not None:
+                        await late.kill()
+            self._drawers[slot] = None
+            if drawer is not None:
+                with contextlib.suppress(BaseException):
+                    await drawer.close()
+
+    async def _start_process(self) -> DrawingProcess | None:
+        try:
+            return await DrawingProcess.start()
+        except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError, pickle.PickleError):
+            log.warning("could not start a drawing process; drawing in a thread", exc_info=True)
+            return None
+
+    async def _in_process(self, drawer: DrawingProcess, job: _Job) -> tuple[bool, Any] | None:
+        """The process's answer, or None when it did not answer in time or died (it is
+        killed and reaped)."""
+        try:
+            return await asyncio.wait_for(drawer.exchange(job.request), self.timeout)
+        except TimeoutError:
+            log.warning(
+                "drawing process %d took over %.1f s for a %s; replacing it",
+                drawer.pid,
+                self.timeout,
+                job.kind,
+            )
+        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+            log.warning("drawing process %d died; replacing it", drawer.pid, exc_info=True)
+        await drawer.kill()
+        return None
+
+    async def _in_thread(self, job: _Job) -> tuple[bool, Any]:
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="drawing")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, render, kind, args, kwargs)
-
-    async def _exchange(self, drawer: DrawingProcess, request: bytes) -> tuple[bool | None, Any]:
-        assert self._idle is not None
+        work = loop.run_in_executor(self._thread, render, job.kind, job.args, job.kwargs)
         try:
-            answer = await drawer.exchange(request)
-        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
-            log.warning("a drawing process died; starting another", exc_info=True)
-            self._all.discard(drawer)
-            with contextlib.suppress(Exception):
-                await drawer.close()
-            if not self._closed:
-                await self._start_one()
-            return None, None
-        self._idle.put_nowait(drawer)
-        return answer
+            return True, await asyncio.wait_for(work, self.timeout)
+        except TimeoutError:
+            return False, f"not drawn within {self.timeout:.1f} s"
+        except Exception as exc:
+            return False, f"{type(exc).__name__}: {exc}"
+
+    async def _settle(self, slot: int, job: _Job, answer: tuple[bool, Any]) -> None:
+        self._active.pop(slot, None)
+        ok, value = answer
+        if job.future.done():  # the caller gave up meanwhile
+            return
+        if ok:
+            self.counts[job.lane] += 1
+            job.future.set_result(value)
+        else:
+            job.future.set_exception(DrawingFailed(f"drawing {job.kind} failed: {value}"))
 
     async def close(self) -> None:
+        """Drop the queued drawings (their callers see CancelledError), let those being drawn
+        finish (up to 10 s), and end every process."""
         self._closed = True
-        if self._starting is not None:
-            with contextlib.suppress(Exception):
-                await self._starting
-        if self._exchanges:
-            await asyncio.wait(set(self._exchanges), timeout=10)
-        drawers, self._all = set(self._all), set()
-        for drawer in drawers:
-            with contextlib.suppress(Exception):
-                await drawer.close()
+        for jobs in self._lanes.values():
+            for job in jobs:
+                job.future.cancel()
+            jobs.clear()
+        self._queued.clear()
+        self._work.set()
+        if self._workers:
+            _, pending = await asyncio.wait(self._workers, timeout=10)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=5)
+        self._workers.clear()
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None

@@ -1,6 +1,7 @@
-"""Drawing in a separate process (bot/drawing.py): the same pictures as drawn in the bot's own
-process, and a process that dies, a caller that gives up or a drawing that fails never leaves
-the next caller without its picture."""
+"""Drawing in a pool of processes (bot/drawing.py): the same pictures as drawn in the bot's own
+process; the most urgent lane first; superseded work dropped; a process that hangs or dies is
+replaced while its picture is drawn elsewhere; a caller that gives up or a drawing that fails
+never leaves the next caller without its picture; no process outlives the pool or the bot."""
 
 from __future__ import annotations
 
@@ -8,10 +9,21 @@ import asyncio
 import io
 import os
 import pickle
+import signal
+from pathlib import Path
 
 import pytest
 
-from bot.drawing import Drawing, render, serve
+from bot.drawing import (
+    LANES,
+    Drawing,
+    DrawingFailed,
+    Superseded,
+    default_processes,
+    render,
+    serve,
+    signature,
+)
 from bot.rules.game import new_game
 from bot.rules.game.view import view
 
@@ -30,7 +42,7 @@ async def test_a_process_draws_the_same_pictures_as_a_thread(table_view) -> None
     try:
         table = await drawing.draw("table", public, names)
         hand = await drawing.draw("hand", own, marks=frozenset())
-        assert len(drawing._all) == 1  # drawn by the process, not a thread
+        assert len(drawing.pids()) == 1  # drawn by the process, not a thread
     finally:
         await drawing.close()
     assert table == render("table", (public, names), {})
@@ -53,13 +65,14 @@ async def test_a_dead_process_is_replaced_and_the_picture_still_comes(table_view
     drawing.start()
     try:
         first = await drawing.draw("table", public, names)
-        (dead,) = drawing._all
-        dead.process.kill()
-        await dead.process.wait()
+        (dead,) = drawing.pids()
+        os.kill(dead, signal.SIGKILL)
         assert await drawing.draw("table", public, names) == first
-        (replacement,) = drawing._all
-        assert replacement is not dead and replacement.process.returncode is None
+        await drawing.ready()
+        (replacement,) = drawing.pids()
+        assert replacement != dead and not alive(dead)
         assert await drawing.draw("table", public, names) == first
+        assert drawing.counts["replaced"] == 1
     finally:
         await drawing.close()
 
@@ -83,12 +96,14 @@ async def test_a_failed_drawing_is_reported_and_the_process_goes_on(table_view) 
     drawing = Drawing(processes=1)
     drawing.start()
     try:
-        with pytest.raises(RuntimeError, match="drawing hand failed"):
+        with pytest.raises(DrawingFailed, match="drawing hand failed"):
             await drawing.draw("hand", "not a view")
         with pytest.raises(ValueError, match="no such drawing"):
             await drawing.draw("__class__", own)
+        with pytest.raises(ValueError, match="no such lane"):
+            await drawing.draw("hand", own, lane="urgent")
         assert (await drawing.draw("hand", own)).startswith(b"\x89PNG")
-        assert len(drawing._all) == 1
+        assert len(drawing.pids()) == 1 and drawing.counts["replaced"] == 0
     finally:
         await drawing.close()
 
@@ -97,10 +112,12 @@ async def test_close_ends_the_processes(table_view) -> None:
     drawing = Drawing(processes=2)
     drawing.start()
     await drawing.draw("hand", table_view[1])
-    processes = [d.process for d in drawing._all]
-    assert len(processes) == 2
+    await drawing.ready()
+    pids = drawing.pids()
+    assert len(pids) == 2 and set(pids) == set(drawing_children())
     await drawing.close()
-    assert all(p.returncode == 0 for p in processes)
+    assert drawing_children() == [] and not any(alive(p) for p in pids)
+    assert drawing.pids() == []
 
 
 def test_the_process_ends_when_the_bot_closes_its_end() -> None:
@@ -121,9 +138,9 @@ async def test_a_killed_bot_leaves_no_drawing_process(tmp_path) -> None:
         "import asyncio, os, sys\n"
         "from bot.drawing import Drawing\n"
         "async def main():\n"
-        "    d = Drawing(1); d.start(); await d._starting\n"
-        "    (p,) = d._all\n"
-        "    print(p.process.pid, flush=True)\n"
+        "    d = Drawing(1); await d.ready()\n"
+        "    (p,) = d.pids()\n"
+        "    print(p, flush=True)\n"
         "    os.kill(os.getpid(), 9)\n"
         "asyncio.run(main())\n"
     )
@@ -142,3 +159,181 @@ async def test_a_killed_bot_leaves_no_drawing_process(tmp_path) -> None:
                 return
         await asyncio.sleep(0.05)
     raise AssertionError("the drawing process outlived its bot")
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed child the pool forgot to reap shows as
+    a zombie: that counts as alive here, so a forgotten one fails the test)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def drawing_children() -> list[int]:
+    """Every ``python -m bot.drawing`` child of this process, zombies included."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"bot.drawing" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_default_pool_is_one_process_per_core() -> None:
+    assert Drawing().processes == default_processes() == min(os.cpu_count() or 1, 8)
+    assert Drawing(0).processes == 0
+
+
+async def test_a_dm_asked_for_after_twenty_table_images_is_drawn_before_them(table_view) -> None:
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    finished: list[str] = []
+
+    async def draw(lane: str, *args, **kwargs) -> None:
+        await drawing.draw(*args, lane=lane, **kwargs)
+        finished.append(lane)
+
+    try:
+        tables = [
+            asyncio.create_task(draw("table", "table", public, ["a", "b", "c", "d"]))
+            for _ in range(20)
+        ]
+        dm = asyncio.create_task(draw("dm", "hand", own, marks=frozenset()))
+        await asyncio.gather(*tables, dm)
+    finally:
+        await drawing.close()
+    # One process: at most the first table image had started when the DM came.
+    assert finished.index("dm") <= 1
+    assert finished.count("table") == 20
+
+
+async def test_every_lane_is_served_in_its_order(table_view) -> None:
+    _, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    finished: list[str] = []
+
+    async def draw(lane: str) -> None:
+        await drawing.draw("hand", own, lane=lane)
+        finished.append(lane)
+
+    try:
+        # The one process is kept busy while every lane fills, least urgent first.
+        busy = asyncio.create_task(drawing.draw("table", table_view[0], ["a", "b", "c", "d"]))
+        await asyncio.sleep(0)
+        await asyncio.gather(*(draw(lane) for lane in reversed(LANES)), busy)
+    finally:
+        await drawing.close()
+    assert finished == list(LANES)
+    assert sum(drawing.counts[lane] for lane in LANES) == len(LANES) + 1
+
+
+async def test_a_queued_drawing_is_superseded_by_a_newer_one_with_its_key(table_view) -> None:
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    try:
+        busy = asyncio.create_task(drawing.draw("table", public, ["a", "b", "c", "d"]))
+        older = asyncio.create_task(drawing.draw("hand", own, lane="dm", key=("hand", 1, 0)))
+        other = asyncio.create_task(drawing.draw("hand", own, lane="dm", key=("hand", 1, 1)))
+        newer = asyncio.create_task(
+            drawing.draw(
+                "hand",
+                own,
+                marks=frozenset({own.seats[0].concealed[0]}),
+                lane="dm",
+                key=("hand", 1, 0),
+            )
+        )
+        with pytest.raises(Superseded):
+            await older
+        assert (await newer) == render(
+            "hand", (own,), {"marks": frozenset({own.seats[0].concealed[0]})}
+        )
+        assert (await other) == render("hand", (own,), {})
+        await busy
+        assert drawing.counts["superseded"] == 1 and drawing.counts["dm"] == 2
+    finally:
+        await drawing.close()
+
+
+async def test_a_drawing_already_started_is_not_superseded(table_view) -> None:
+    public, _ = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    names = ["a", "b", "c", "d"]
+    try:
+        first = asyncio.create_task(drawing.draw("table", public, names, lane="table", key=7))
+        while drawing.drawing_now() != ["table"]:  # wait until the process has taken it
+            await asyncio.sleep(0)
+        second = asyncio.create_task(drawing.draw("table", public, names, lane="table", key=7))
+        assert await first == await second == render("table", (public, names), {})
+        assert drawing.counts["superseded"] == 0
+    finally:
+        await drawing.close()
+
+
+async def test_a_hung_process_is_replaced_and_the_picture_still_comes(table_view) -> None:
+    """A SIGSTOPped process never answers: after the timeout it is killed (and reaped), the
+    picture is drawn in the thread, and a new process draws the next ones."""
+    public, _ = table_view
+    names = ["a", "b", "c", "d"]
+    expected = render("table", (public, names), {})
+    drawing = Drawing(processes=1, timeout=2.0)
+    try:
+        assert await drawing.draw("table", public, names) == expected
+        (hung,) = drawing.pids()
+        os.kill(hung, signal.SIGSTOP)
+        assert await drawing.draw("table", public, names, lane="dm") == expected
+        assert drawing.counts["replaced"] >= 1 and not alive(hung)
+        await drawing.ready()
+        (replacement,) = drawing.pids()
+        assert replacement != hung and drawing_children() == [replacement]
+        assert await drawing.draw("table", public, names) == expected
+    finally:
+        await drawing.close()
+    assert drawing_children() == []
+
+
+async def test_close_drops_queued_drawings_and_refuses_new_ones(table_view) -> None:
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    busy = asyncio.create_task(drawing.draw("table", public, ["a", "b", "c", "d"], lane="table"))
+    queued = asyncio.create_task(drawing.draw("hand", own, lane="lookup"))
+    while drawing.drawing_now() != ["table"]:
+        await asyncio.sleep(0)
+    await drawing.close()
+    assert (await busy).startswith(b"\x89PNG")  # the one being drawn is finished
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    with pytest.raises(DrawingFailed, match="closed"):
+        await drawing.draw("hand", own)
+    assert drawing_children() == []
+
+
+def test_equal_signatures_mean_equal_pictures() -> None:
+    """Two views built apart from the same state sign alike and draw alike; a change in what
+    a picture shows changes its signature."""
+    state = new_game("pung-chow", seed=9, hands=1)
+    names = ("Ann", "Bo", "Cy", "Di")
+    first, again = view(state, None), view(state, None)
+    assert first is not again
+    assert signature("table", first, names) == signature("table", again, names)
+    assert render("table", (first, names), {}) == render("table", (again, names), {})
+    assert signature("table", first, names) != signature("table", first, ("Ann", "Bo", "Cy", "Eve"))
+    assert signature("table", first, names) != signature("table", view(state, 0), names)
+    own = view(state, 0)
+    tile = own.seats[0].concealed[0]
+    assert signature("hand", own) != signature("hand", own, marks=frozenset({tile}))
+    assert len(signature("hand", own)) == 16
