@@ -20,7 +20,7 @@ from renderer import (
     render_table,
     render_tile_emoji,
 )
-from renderer.samples import play_game
+from renderer.samples import play_game, played_hand
 
 NAMES = ("Alice", "Bartholomew the Magnificent", "Chen", "Dolores")
 
@@ -67,29 +67,61 @@ def write_demo(out_dir: str | Path, seed: int = 7) -> list[Path]:
     save("seat_table_filipino16.png", render_seat_table(view(sixteen, sixteen.turn), NAMES))
     save("hand_filipino16.png", render_hand(view(sixteen, sixteen.turn)))
 
-    over = play_game("pung-chow-limit", seed + 4)
-    result = over.results[-1]
-    save(
-        "score_card.png",
-        render_score_card(
-            view(over, None),
-            NAMES,
-            list(result.scores),
-            list(result.payments),
-            winner=result.winner,
-            winning_tile=result.win.tile if result.win is not None else None,
-        ),
-    )
+    save("score_card.png", _score_card(seed + 4))
     for tile in ALL_EMOJI_TILES:
         save(f"emoji/{emoji_name(tile)}.png", render_tile_emoji(tile))
     return written
+
+
+def _score_card(seed: int) -> bytes:
+    from bot.rules.game import view
+
+    over = play_game("pung-chow-limit", seed)
+    result = over.results[-1]
+    return render_score_card(
+        view(over, None),
+        NAMES,
+        list(result.scores),
+        list(result.payments),
+        winner=result.winner,
+        winning_tile=result.win.tile if result.win is not None else None,
+    )
+
+
+def write_readme_images(out_dir: str | Path) -> list[Path]:
+    """The README's pictures (``docs/images``): the channel's table and the table in a
+    player's DM at the same moment (58 moves into a seeded four-player game: the player to
+    move holds a drawn tile and two discards that leave the hand ready), and a score card."""
+    from bot.rules.game import view
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    state = played_hand("pung-chow", 27, stop=58)[-1]
+    own = view(state, state.turn)
+    pictures = {
+        "table.png": render_table(view(state, None), NAMES),
+        "seat-table.png": render_seat_table(own, NAMES, marks=_ready_marks(own)),
+        "score-card.png": _score_card(11),
+    }
+    paths = []
+    for name, data in pictures.items():
+        (out / name).write_bytes(data)
+        paths.append(out / name)
+    return paths
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="folder to write the images into")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--readme", action="store_true", help="write the README's pictures (docs/images) instead"
+    )
     args = parser.parse_args(argv)
+    if args.readme:
+        paths = write_readme_images(args.out)
+        print(f"wrote {len(paths)} images to {args.out}")
+        return
     paths = write_demo(args.out, args.seed)
     print(f"wrote {len(paths)} images to {args.out}")
 

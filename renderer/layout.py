@@ -135,9 +135,16 @@ def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
     text = latin_safe(text)
     if f.getlength(text) <= max_width:
         return text
-    while text and f.getlength(text + "…") > max_width:
-        text = text[:-1]
-    return text.rstrip() + "…"
+    # The longest prefix that fits with the ellipsis, found by halving (a long line would
+    # otherwise measure itself once per character cut).
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if f.getlength(text[:mid] + "…") <= max_width:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + "…"
 
 
 def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:

@@ -16,6 +16,8 @@ set lies sideways, on the side of the player it came from (see ``rows.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -23,15 +25,18 @@ from bot.rules.game.view import SeatView, TableView
 from renderer import style
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
 from renderer.glyphs import WIND_GLYPHS
-from renderer.layout import Frame, Placed, Scene, ellipsize, fit_lines
+from renderer.layout import Frame, Placed, Rect, Scene, ellipsize, fit_lines
 from renderer.rows import concealed_tiles
+from renderer.style import Color
 from renderer.table_layout import (
     BIG_W,
     HEADER_H,
     MARGIN,
     WIDTH,
+    BlockContent,
     SeatBlock,
     TableLayout,
+    TileBox,
     layout_table,
 )
 from renderer.tile_cache import depth
@@ -91,51 +96,69 @@ def _turn_text(view: TableView, names: Sequence[str]) -> tuple[str, str]:
     return _name(names, seat), " to play"
 
 
-def _draw_header(
-    d: ImageDraw.ImageDraw, view: TableView, names: Sequence[str], layout: TableLayout
-) -> None:
-    d.rectangle((0, 0, WIDTH, HEADER_H - 6), fill=style.PANEL)
-    r = 20
-    _wind_badge(d, MARGIN + 4 + r, 14 + r, r, view.round_wind % 4)
-    x = MARGIN + 2 * r + 16
-    right = WIDTH - MARGIN - 80 - (BIG_W + 16 if layout.latest is not None else 0)
+@dataclass(frozen=True, slots=True)
+class HeaderPicture:
+    """What the header says (the key of the cache of finished headers: the channel's table
+    and the DMs of the players not concerned say the same)."""
+
+    round_wind: int
+    title: str
+    turn: str
+    tail: str
+    action: str
+    wall: int
+    latest: tuple[float, float] | None  # where the latest discard goes
+    who: str
+
+
+def _header_picture(view: TableView, names: Sequence[str], layout: TableLayout) -> HeaderPicture:
     title = f"{WIND_NAMES[view.round_wind % 4]} round"
     if view.hand_number:
         title += f" · hand {view.hand_number}"
-    f = font(BOLD, 21)
-    d.text((x, 10), ellipsize(title, f, right - x), font=f, fill=style.TEXT)
     turn, tail = _turn_text(view, names)
-    if turn or tail:
-        f = font(BOLD, 19)
-        text = ellipsize(turn, f, right - x - f.getlength(tail)) + tail if turn else tail
-        d.text((x, 38), text, font=f, fill=style.GOLD)
-    if view.last_action:
-        f = font(REGULAR, 16)
-        d.text(
-            (MARGIN + 4, 68),
-            ellipsize(view.last_action, f, right - MARGIN - 4),
-            font=f,
-            fill=style.TEXT_DIM,
-        )
-    # The wall as a number: the ring of stacks cost a third of the image.
-    cx = WIDTH - MARGIN - 40
-    d.text((cx, 40), str(view.wall_remaining), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
-    d.text((cx, 66), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
+    latest = None
+    who = ""
     if layout.latest is not None:
-        box = next(t for t in layout.tiles if t.role == "latest")
+        box = next(t for t in layout.extra if t.role == "latest")
+        latest = (box.x, box.y)
         seat = layout.latest[0]
         who = "yours" if seat == view.viewer else _name(names, seat)
+    return HeaderPicture(
+        view.round_wind % 4, title, turn, tail, view.last_action, view.wall_remaining, latest, who
+    )
+
+
+@lru_cache(maxsize=16)
+def _draw_header(pic: HeaderPicture) -> Image.Image:
+    image = Image.new("RGB", (WIDTH, HEADER_H - 6), style.PANEL)
+    d = ImageDraw.Draw(image)
+    r = 20
+    _wind_badge(d, MARGIN + 4 + r, 14 + r, r, pic.round_wind)
+    x = MARGIN + 2 * r + 16
+    right = WIDTH - MARGIN - 80 - (BIG_W + 16 if pic.latest is not None else 0)
+    f = font(BOLD, 21)
+    d.text((x, 10), ellipsize(pic.title, f, right - x), font=f, fill=style.TEXT)
+    if pic.turn or pic.tail:
+        f = font(BOLD, 19)
+        name = ellipsize(pic.turn, f, right - x - f.getlength(pic.tail)) if pic.turn else ""
+        d.text((x, 38), name + pic.tail, font=f, fill=style.GOLD)
+    if pic.action:
+        f = font(REGULAR, 16)
+        action = ellipsize(pic.action, f, right - MARGIN - 4)
+        d.text((MARGIN + 4, 68), action, font=f, fill=style.TEXT_DIM)
+    # The wall as a number: the ring of stacks cost a third of the image.
+    cx = WIDTH - MARGIN - 40
+    d.text((cx, 40), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
+    d.text((cx, 66), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
+    if pic.latest is not None:
+        bx, by = pic.latest
         f = font(BOLD, 13)
-        d.text(
-            (box.x + BIG_W / 2, box.y - 4),
-            ellipsize(who, f, BIG_W + 30),
-            font=f,
-            fill=style.TEXT,
-            anchor="md",
-        )
+        who = ellipsize(pic.who, f, BIG_W + 30)
+        d.text((bx + BIG_W / 2, by - 4), who, font=f, fill=style.TEXT, anchor="md")
+    return image
 
 
-def _plate_lines(view: TableView, seat: SeatView) -> list[tuple[str, str, int, tuple]]:
+def _plate_lines(view: TableView, seat: SeatView) -> list[tuple[str, str, int, Color]]:
     """Small lines under the name: the tile count, the score so far, declarations."""
     lines = []
     if seat.concealed is None:
@@ -152,58 +175,100 @@ def _plate_lines(view: TableView, seat: SeatView) -> list[tuple[str, str, int, t
     return lines
 
 
-def _draw_block(
-    d: ImageDraw.ImageDraw,
-    view: TableView,
-    seat: SeatView,
-    block: SeatBlock,
-    name: str,
-    turn: bool,
-) -> None:
+@dataclass(frozen=True, slots=True)
+class BlockPicture:
+    """Everything a seat's block shows: the key of the cache of finished blocks. The
+    channel's table and every seat's table of the same moment share the blocks that look
+    alike (all but the viewer's own), so most of a move's pictures paste them."""
+
+    content: BlockContent
+    size: tuple[int, int]
+    label: str
+    wind: int
+    extra: tuple[tuple[str, str, int, Color], ...]
+    turn: bool
+    index: bool
+    # Set by the layout from ``content`` and ``size`` (so not part of the key):
+    plate: Rect = field(compare=False)
+    river: Rect = field(compare=False)
+    tiles: tuple[TileBox, ...] = field(compare=False)
+
+
+def _block_picture(
+    view: TableView, seat: SeatView, block: SeatBlock, name: str, turn: bool, index: bool
+) -> BlockPicture:
     x, y, w, h = block.region
-    d.rounded_rectangle(
-        (x, y, x + w - 1, y + h - 1),
-        radius=10,
-        fill=style.SEAT_TURN if turn else style.SEAT_BLOCK,
-        outline=style.GOLD if turn else style.FELT_LINE,
-        width=4 if turn else 1,
+
+    def moved(r: Rect) -> Rect:
+        return (r[0] - x, r[1] - y, r[2], r[3])
+
+    return BlockPicture(
+        content=block.content,
+        size=(w, h),
+        label="You" if block.own else name,  # a player knows their own name
+        wind=seat.wind,
+        extra=tuple(_plate_lines(view, seat)),
+        turn=turn,
+        index=index,
+        plate=moved(block.plate),
+        river=moved(block.river),
+        tiles=block.tiles,
     )
-    px, py, pw, ph = block.plate
+
+
+@lru_cache(maxsize=48)
+def _draw_block(pic: BlockPicture) -> Image.Image:
+    """A seat's block, drawn once for all the pictures that show it alike."""
+    w, h = pic.size
+    image = Image.new("RGB", (w, h), style.FELT)
+    scene = Scene(image, index=pic.index)
+    d = scene.draw
+    d.rounded_rectangle(
+        (0, 0, w - 1, h - 1),
+        radius=10,
+        fill=style.SEAT_TURN if pic.turn else style.SEAT_BLOCK,
+        outline=style.GOLD if pic.turn else style.FELT_LINE,
+        width=4 if pic.turn else 1,
+    )
+    rx, ry, rw, rh = pic.river
+    d.rounded_rectangle((rx, ry, rx + rw - 1, ry + rh - 1), radius=6, fill=style.FELT_DARK)
+    px, py, pw, ph = pic.plate
     d.rounded_rectangle((px, py, px + pw - 1, py + ph - 1), radius=8, fill=style.PANEL)
     r = 14
-    _wind_badge(d, px + 6 + r, py + 6 + r, r, seat.wind)
+    _wind_badge(d, px + 6 + r, py + 6 + r, r, pic.wind)
     tx = px + 2 * r + 12
-    wind = WIND_NAMES[seat.wind]
     d.text(
         (tx, py + 5),
-        wind,
+        WIND_NAMES[pic.wind],
         font=font(BOLD, 15),
-        fill=style.GOLD if seat.wind == 0 else style.TEXT_DIM,
+        fill=style.GOLD if pic.wind == 0 else style.TEXT_DIM,
     )
-    if seat.wind == 0:
+    if pic.wind == 0:
         d.text((tx, py + 21), "dealer", font=font(REGULAR, 12), fill=style.TEXT_DIM)
-    extra = _plate_lines(view, seat)
     bottom = py + ph - 6
-    if turn:
+    if pic.turn:
         bottom -= 24
-    room = bottom - (py + 40) - 18 * len(extra)
-    label = f"You · {name}" if block.own else name
-    f, lines = fit_lines(label, NAME_FACES, pw - 12, max(1, room // 19))
+    room = bottom - (py + 40) - 18 * len(pic.extra)
+    f, lines = fit_lines(pic.label, NAME_FACES, pw - 12, max(1, room // 19))
     ty = py + 40
     for line in lines:
         d.text((px + 6, ty), line, font=f, fill=style.TEXT)
         ty += f.size + 3
     ty += 2
-    for text, face, size, color in extra:
-        d.text(
-            (px + 6, ty),
-            ellipsize(text, font(face, size), pw - 12),
-            font=font(face, size),
-            fill=color,
-        )
+    for text, face, size, color in pic.extra:
+        small = font(face, size)
+        d.text((px + 6, ty), ellipsize(text, small, pw - 12), font=small, fill=color)
         ty += 18
-    if turn:
+    if pic.turn:
         _pointer(d, px + 6, py + ph - 26, "to play")
+    for box in pic.tiles:
+        scene.tile(TOP_LEFT, _placed(box))
+    scene.flush()
+    return image
+
+
+def _placed(box: TileBox) -> Placed:
+    return Placed(box.tile, box.x, box.y, box.width, box.sideways, box.dim, box.outline)
 
 
 def _pointer(d: ImageDraw.ImageDraw, x: float, y: float, text: str) -> None:
@@ -217,12 +282,12 @@ def _draw_hand_area(
     assert layout.hand is not None and layout.drawn_slot is not None
     sx, sy, sw, sh = layout.drawn_slot
     d.text((sx + sw / 2, sy - 4), "drawn", font=font(REGULAR, 14), fill=style.TEXT_DIM, anchor="md")
-    if not any(t.role == "drawn" for t in layout.tiles):
+    if not any(t.role == "drawn" for t in layout.extra):
         d.rounded_rectangle(
             (sx, sy, sx + sw - 1, sy + sh - 1), radius=sw // 6, outline=style.FELT_LINE, width=2
         )
     hw = layout.hand_width
-    for box in layout.tiles:
+    for box in layout.extra:
         if box.role in ("hand", "drawn") and box.tile in marks:
             x, y, w, h = box.rect
             _mark(d, x, y + h + depth(hw) + 2, w)
@@ -248,19 +313,18 @@ def compose(
     image = Image.new("RGB", (layout.width, layout.height), style.FELT)
     scene = Scene(image, index=western_index)
     d = scene.draw
-    _draw_header(d, view, names, layout)
+    image.paste(_draw_header(_header_picture(view, names, layout)), (0, 0))
     seats = {s.seat: s for s in view.seats}
     to_play = _to_play(view)
     for block in layout.blocks:
         seat = seats[block.seat]
-        _draw_block(d, view, seat, block, _name(names, block.seat), block.seat == to_play)
+        name = _name(names, block.seat)
+        pic = _block_picture(view, seat, block, name, block.seat == to_play, western_index)
+        image.paste(_draw_block(pic), block.region[:2])
     if layout.hand is not None:
         _draw_hand_area(d, view, layout, marks)
-    for box in layout.tiles:
-        scene.tile(
-            TOP_LEFT,
-            Placed(box.tile, box.x, box.y, box.width, box.sideways, box.dim, box.outline),
-        )
+    for box in layout.extra:
+        scene.tile(TOP_LEFT, _placed(box))
     scene.flush()
     return image
 

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from bot.rules.game.view import SeatView, TableView
+from bot.rules.melds import Meld
 from renderer.layout import Placed, Rect
 from renderer.rows import concealed_tiles, flow, line_height, meld_items, row_items
 from renderer.style import Color
@@ -51,6 +53,8 @@ ROW_PITCH = face_height(TILE_W) + 3  # the next row hides most of a row's thickn
 LINE_H = face_height(TILE_W) + depth(TILE_W)
 HAND_MAX_W = 60
 MARK_SPACE = 16
+PLATE_MIN_H = 112
+HIGHLIGHT: Color = (255, 150, 30)  # the latest discard's outline (style.HIGHLIGHT)
 CONTENT_X = MARGIN + PLATE_W + PAD
 CONTENT_W = WIDTH - MARGIN - PAD - CONTENT_X
 PER_ROW = CONTENT_W // TILE_W
@@ -85,12 +89,16 @@ class TileBox:
 
 @dataclass(frozen=True, slots=True)
 class SeatBlock:
-    """One seat's block: all of it, its name plate, and where its sets and discards start."""
+    """One seat's block: all of it, its name plate, the ground of its discards and the
+    tiles drawn in it (its sets and discards; the viewer's own sets go with the hand)."""
 
     seat: int
     region: Rect
     plate: Rect
     own: bool
+    river: Rect  # the discards' ground
+    tiles: tuple[TileBox, ...]  # placed from the block's top-left corner, not the image's
+    content: BlockContent
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +107,7 @@ class TableLayout:
     height: int
     header: Rect
     blocks: tuple[SeatBlock, ...]
-    tiles: tuple[TileBox, ...]
+    extra: tuple[TileBox, ...]  # the tiles outside the blocks: the viewer's hand, the latest
     latest: tuple[int, int] | None  # (seat, index in its discards) outlined as the latest
     hand: Rect | None = None  # the viewer's hand area (seat table)
     drawn_slot: Rect | None = None  # where the viewer's drawn tile goes (seat table)
@@ -107,6 +115,15 @@ class TableLayout:
 
     def block(self, seat: int) -> SeatBlock:
         return next(b for b in self.blocks if b.seat == seat)
+
+    @property
+    def tiles(self) -> list[TileBox]:
+        """Every tile on the image, placed on the image."""
+        out = []
+        for block in self.blocks:
+            x, y = block.region[:2]
+            out += [replace(t, x=t.x + x, y=t.y + y) for t in block.tiles]
+        return out + list(self.extra)
 
 
 # --- what goes where -----------------------------------------------------------------------
@@ -270,26 +287,67 @@ def _meld_lines(
     return out
 
 
-def _block(
-    view: TableView,
-    seat: SeatView,
-    y: float,
-    rows: int,
-    latest: tuple[int, int] | None,
-    *,
-    own: bool,
-) -> tuple[SeatBlock, list[TileBox], float]:
-    """A seat's block from ``y``: returns it, its tiles and the ``y`` below it."""
+@dataclass(frozen=True, slots=True)
+class BlockContent:
+    """All a seat's block shows of the seat, small and hashable: the key of the caches of
+    block layouts and of finished block pictures."""
+
+    seat: int
+    discards: tuple[int, ...]
+    claimed: frozenset[int]
+    melds: tuple[Meld, ...]
+    flowers: tuple[int, ...]
+    hand: tuple[int, ...] | None  # the hand in the meld line (backs or laid open); None: own
+    holding: bool  # a tile set apart in the hand
+    rows: int
+    latest: int  # the index of the latest discard outlined, -1: none
+
+
+def block_content(
+    seat: SeatView, rows: int, latest: tuple[int, int] | None, *, own: bool
+) -> BlockContent:
+    tiles, drawn = concealed_tiles(seat)
+    return BlockContent(
+        seat=seat.seat,
+        discards=seat.discards,
+        claimed=seat.claimed,
+        melds=seat.melds,
+        flowers=seat.flowers,
+        hand=None if own else (*tiles, *(() if drawn is None else (drawn,))),
+        holding=drawn is not None,
+        rows=rows,
+        latest=latest[1] if latest is not None and latest[0] == seat.seat else -1,
+    )
+
+
+@lru_cache(maxsize=256)
+def _block_tiles(content: BlockContent) -> tuple[tuple[TileBox, ...], int, int]:
+    """A block's tiles laid from its top-left corner, its height and where its discards
+    start (cached: the same block is laid out for the channel and every seat's DM)."""
     boxes: list[TileBox] = []
-    top = y + PAD
-    # The viewer's own hand and sets go in the hand area below the block, not in it.
-    lines = [] if own else _meld_lines(seat, True, CONTENT_W)
-    if not own and not lines:
-        lines = [([], LINE_H)]
+    top = PAD
+    lines = []
+    if content.hand is not None:
+        seat = SeatView(
+            seat=content.seat,
+            wind=0,
+            concealed=None if all(t == BACK for t in content.hand) else content.hand,
+            concealed_count=len(content.hand) - content.holding,
+            melds=content.melds,
+            flowers=content.flowers,
+            holding_drawn=content.holding,
+        )
+        if seat.concealed is not None:
+            # A hand laid open: its own tiles, in the order the view gives them.
+            tiles = content.hand[: len(content.hand) - content.holding]
+            drawn = content.hand[-1] if content.holding else None
+            seat = replace(seat, concealed=tiles, drawn=drawn)
+        lines = _meld_lines(seat, True, CONTENT_W) or [([], LINE_H)]
+    x = CONTENT_X - MARGIN
     for items, height in lines:
         base = top + height - depth(TILE_W)
         for item, role in items:
-            (placed,) = _shifted([item], CONTENT_X, base)
+            (placed,) = _shifted([item], x, base)
             boxes.append(
                 TileBox(
                     placed.tile,
@@ -297,36 +355,47 @@ def _block(
                     placed.v,
                     placed.width,
                     role,
-                    seat.seat,
+                    content.seat,
                     sideways=placed.sideways,
                 )
             )
         top += height + 4
-    rows = max(rows, math.ceil(len(seat.discards) / PER_ROW), 1)
-    for i, tile in enumerate(seat.discards):
+    rows = max(content.rows, math.ceil(len(content.discards) / PER_ROW), 1)
+    for i, tile in enumerate(content.discards):
         row, col = divmod(i, PER_ROW)
-        is_latest = latest == (seat.seat, i)
         boxes.append(
             TileBox(
                 tile,
-                CONTENT_X + col * TILE_W,
+                x + col * TILE_W,
                 top + row * ROW_PITCH,
                 TILE_W,
                 "discard",
-                seat.seat,
-                dim=i in seat.claimed,
-                outline=HIGHLIGHT if is_latest else None,
+                content.seat,
+                dim=i in content.claimed,
+                outline=HIGHLIGHT if i == content.latest else None,
             )
         )
-    bottom = top + (rows - 1) * ROW_PITCH + LINE_H + PAD
-    bottom = max(bottom, y + PLATE_MIN_H)
-    region = (MARGIN, round(y), WIDTH - 2 * MARGIN, round(bottom - y))
-    plate = (MARGIN + 3, round(y) + 3, PLATE_W - 6, round(bottom - y) - 6)
-    return SeatBlock(seat.seat, region, plate, own), boxes, bottom
+    bottom = max(top + (rows - 1) * ROW_PITCH + LINE_H + PAD, PLATE_MIN_H)
+    return tuple(boxes), round(bottom), round(top)
 
 
-PLATE_MIN_H = 112
-HIGHLIGHT: Color = (255, 150, 30)
+def _block(
+    seat: SeatView,
+    y: float,
+    rows: int,
+    latest: tuple[int, int] | None,
+    *,
+    own: bool,
+) -> tuple[SeatBlock, float]:
+    """A seat's block from ``y``: returns it and the ``y`` below it. The viewer's own
+    hand and sets go in the hand area below the block, not in it."""
+    content = block_content(seat, rows, latest, own=own)
+    tiles, height, top = _block_tiles(content)
+    y = round(y)
+    region = (MARGIN, y, WIDTH - 2 * MARGIN, height)
+    plate = (MARGIN + 3, y + 3, PLATE_W - 6, height - 6)
+    river = (CONTENT_X - 4, y + top - 4, PER_ROW * TILE_W + 8, height - PAD - top + 6)
+    return SeatBlock(seat.seat, region, plate, own, river, tiles, content), y + height
 
 
 def _hand_area(
@@ -398,9 +467,8 @@ def layout_table(view: TableView) -> TableLayout:
     blocks: list[SeatBlock] = []
     tiles: list[TileBox] = []
     for seat_no in order:
-        block, boxes, y = _block(view, seats[seat_no], y, rows, latest, own=seat_no == own)
+        block, y = _block(seats[seat_no], y, rows, latest, own=seat_no == own)
         blocks.append(block)
-        tiles.extend(boxes)
         y += BLOCK_GAP
     hand = slot = None
     hand_w = 0
@@ -418,7 +486,7 @@ def layout_table(view: TableView) -> TableLayout:
         height=round(y),
         header=(0, 0, WIDTH, HEADER_H),
         blocks=tuple(blocks),
-        tiles=tuple(tiles),
+        extra=tuple(tiles),
         latest=latest,
         hand=hand,
         drawn_slot=slot,

@@ -31,7 +31,7 @@ from renderer import (
     render_tile_emoji,
     style,
 )
-from renderer.demo import write_demo
+from renderer.demo import write_demo, write_readme_images
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
 from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
@@ -337,6 +337,9 @@ def test_write_demo(tmp_path) -> None:
     ):
         assert expected in names
     assert all(p.stat().st_size > 0 for p in paths)
+    readme = write_readme_images(tmp_path / "readme")
+    assert {p.name for p in readme} == {"table.png", "seat-table.png", "score-card.png"}
+    assert all(len(p.read_bytes()) < MAX_BYTES for p in readme)
 
 
 # --- the tables read on a phone -------------------------------------------------------------
