@@ -90,8 +90,8 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
 
 
-async def fresh_postgres_database(server: PostgresServer) -> str:
-    """A new empty, migrated database on ``server``; returns its URL."""
+async def fresh_postgres_database(server: PostgresServer, *, migrated: bool = True) -> str:
+    """A new database on ``server`` (migrated, or empty); returns its URL."""
     import asyncpg
 
     from bot.store.database import open_database
@@ -104,7 +104,8 @@ async def fresh_postgres_database(server: PostgresServer) -> str:
             await (await open_database(server.url(TEMPLATE))).close()
             server.template_ready = True
         name = server.next_name()
-        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        template = TEMPLATE if migrated else "template0"
+        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
     finally:
         await admin.close()
     return server.url(name)
@@ -138,4 +139,19 @@ async def db(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[Dat
         yield store
     finally:
         await store.close()
+        await drop_postgres_database(server, url)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def empty_target(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[str]:
+    """What ``open_database`` takes for a store that does not exist yet (no tables), on each
+    backend: a SQLite path, or the URL of an empty PostgreSQL database."""
+    if request.param == "sqlite":
+        yield str(db_path)
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = await fresh_postgres_database(server, migrated=False)
+    try:
+        yield url
+    finally:
         await drop_postgres_database(server, url)

@@ -2,11 +2,13 @@
 
 A ``Database`` is one store (a SQLite file, a PostgreSQL database). It hands out units of
 work: ``transaction()`` (writes, committed together or not at all) and ``reading()`` (a
-consistent snapshot that does not wait on writers), and takes single-statement writes with
-``write()``. Inside a unit, ``current()`` returns it to every repository the task calls, so a
-service groups writes of several repositories in one transaction without passing a
-connection around. The SQL is the repositories' own, written with ``?`` placeholders; a
-backend translates whatever it must (PostgreSQL numbers them ``$1, $2 ...``).
+consistent snapshot that does not wait on writers); it takes single-statement writes with
+``write()``, and short lists of statements that commit together with no Python between them
+with ``batch()`` (a fenced event append: check the lease, then insert). Inside a unit,
+``current()`` returns it to every repository the task calls, so a service groups writes of
+several repositories in one transaction without passing a connection around. The SQL is the
+repositories' own, written with ``?`` placeholders; a backend translates whatever it must
+(PostgreSQL numbers them ``$1, $2 ...``).
 
 Backends: ``bot/store/sqlite.py`` (the default: a file, one writer thread with group commit,
 one reader connection) and ``bot/store/postgres.py`` (asyncpg, a connection pool).
@@ -34,6 +36,24 @@ class Conflict(StoreError):
     the backend's own text (it names the column or the index)."""
 
 
+class Refused(StoreError):
+    """A guarded statement of a batch changed no row, so the batch was undone. ``index`` is
+    that statement's place in the batch."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"statement {index} of the batch changed no row")
+        self.index = index
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One statement of a batch. ``guard``: it must change a row, or the batch is undone."""
+
+    sql: str
+    params: Sequence[Any] = ()
+    guard: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """What a write did: the rows it changed and, with ``RETURNING``, the rows it returned."""
@@ -55,6 +75,7 @@ class Unit(Protocol):
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Result: ...
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]: ...
 
 
 class Database(Protocol):
@@ -68,6 +89,7 @@ class Database(Protocol):
     def reading(self) -> AbstractAsyncContextManager[Unit]: ...
     def current(self) -> Unit | None: ...
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Result: ...
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]: ...
     async def close(self) -> None: ...
 
 

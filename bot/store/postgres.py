@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.store.backend import Conflict, Holder, Result, Row, StoreError
+from bot.store.backend import Conflict, Holder, Refused, Result, Row, Statement, StoreError
 from bot.store.migrations import SCHEMA_MIGRATIONS, migrations
 
 # Keys of pg_advisory_xact_lock: the migrations, and the one lane of write transactions.
@@ -69,6 +69,21 @@ async def _execute(conn: asyncpg.Connection, sql: str, params: Sequence[Any]) ->
         raise Conflict(f"{exc} {detail}".strip()) from None
 
 
+async def _batch(conn: asyncpg.Connection, statements: Sequence[Statement]) -> list[Result]:
+    """The statements in one transaction (a savepoint inside the caller's); a guard that
+    changed no row raises Refused and undoes them."""
+    if len(statements) == 1 and not statements[0].guard:
+        return [await _execute(conn, statements[0].sql, statements[0].params)]
+    out = []
+    async with conn.transaction():
+        for index, st in enumerate(statements):
+            result = await _execute(conn, st.sql, st.params)
+            if st.guard and result.rowcount == 0:
+                raise Refused(index)
+            out.append(result)
+    return out
+
+
 class _Unit:
     def __init__(self, conn: asyncpg.Connection, *, writes: bool) -> None:
         self.conn = conn
@@ -82,6 +97,9 @@ class _Unit:
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(await self.conn.fetch(numbered(sql), *params))
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        return await _batch(self.conn, statements)
 
 
 class PostgresDatabase:
@@ -149,11 +167,17 @@ class PostgresDatabase:
 
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Result:
         """One statement, committed when it returns (or inside the task's transaction)."""
+        [result] = await self.batch([Statement(sql, tuple(params))])
+        return result
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        """Statements committed together on one pooled connection, in parallel with other
+        writes: row locks and unique keys decide between them, not the transaction lane."""
         held = self.current()
         if held is not None:
-            return await held.execute(sql, params)
+            return await held.batch(statements)
         async with self.pool.acquire() as conn:
-            return await _execute(conn, sql, params)
+            return await _batch(conn, statements)
 
     async def close(self) -> None:
         await self.pool.close()

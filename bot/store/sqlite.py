@@ -31,7 +31,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.store.backend import Conflict, Holder, Result, Row, StoreError
+from bot.store.backend import (
+    Conflict,
+    Holder,
+    Refused,
+    Result,
+    Row,
+    Statement,
+    StoreError,
+)
 from bot.store.migrations import SCHEMA_MIGRATIONS, migrations, statements
 
 T = TypeVar("T")
@@ -69,22 +77,43 @@ def _end(conn: sqlite3.Connection, ok: bool) -> None:
         conn.execute("COMMIT" if ok else "ROLLBACK")
 
 
-def _group(
-    conn: sqlite3.Connection, writes: Sequence[tuple[str, Sequence[Any]]]
-) -> list[Result | BaseException]:
-    """Run ``writes`` in one transaction: each its own result or its own error."""
-    _begin(conn, "IMMEDIATE")
-    out: list[Result | BaseException] = []
+def _batch(conn: sqlite3.Connection, statements: Sequence[Statement]) -> list[Result]:
+    """Run one batch inside the open transaction; a guard that changed nothing, or an error,
+    undoes the whole batch (a savepoint) and raises."""
+    if len(statements) == 1 and not statements[0].guard:
+        return [_run(conn, statements[0].sql, statements[0].params)]
+    conn.execute("SAVEPOINT batch")
     try:
-        for sql, params in writes:
+        out = []
+        for index, st in enumerate(statements):
+            result = _run(conn, st.sql, st.params)
+            if st.guard and result.rowcount == 0:
+                raise Refused(index)
+            out.append(result)
+    except BaseException:
+        conn.execute("ROLLBACK TO batch")
+        conn.execute("RELEASE batch")
+        raise
+    conn.execute("RELEASE batch")
+    return out
+
+
+def _group(
+    conn: sqlite3.Connection, batches: Sequence[Sequence[Statement]]
+) -> list[list[Result] | BaseException]:
+    """Run ``batches`` in one transaction: each its own results or its own error."""
+    _begin(conn, "IMMEDIATE")
+    out: list[list[Result] | BaseException] = []
+    try:
+        for statements in batches:
             try:
-                out.append(_run(conn, sql, params))
+                out.append(_batch(conn, statements))
             except (sqlite3.Error, StoreError) as exc:
                 out.append(exc)
         conn.execute("COMMIT")
     except BaseException as exc:
         _end(conn, ok=False)
-        return [exc] * len(writes)
+        return [exc] * len(batches)
     return out
 
 
@@ -137,6 +166,9 @@ class _Unit:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._thread.call(_fetchall, self._thread.conn, sql, tuple(params))
 
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        return await self._thread.call(_batch, self._thread.conn, statements)
+
 
 class SQLiteDatabase:
     """A SQLite file (or ``:memory:``, where reads share the writer)."""
@@ -150,7 +182,7 @@ class SQLiteDatabase:
         self._reader: _Thread | None = None
         self._write_turn = asyncio.Lock()  # groups and transactions take the writer in turn
         self._read_turn = asyncio.Lock()
-        self._pending: list[tuple[str, Sequence[Any], asyncio.Future[Result]]] = []
+        self._pending: list[tuple[tuple[Statement, ...], asyncio.Future[list[Result]]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._holder = Holder(f"sqlite-unit-{id(self)}")
         self.groups = 0  # how many group commits ran (the benchmark reports writes per group)
@@ -230,11 +262,17 @@ class SQLiteDatabase:
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Result:
         """One statement as a transaction of its own, committed with whatever other writes are
         pending; returns after the commit (raises what the statement raised)."""
+        [result] = await self.batch([Statement(sql, tuple(params))])
+        return result
+
+    async def batch(self, statements: Sequence[Statement]) -> list[Result]:
+        """Statements that commit together or not at all (a guard that changes no row raises
+        Refused and undoes them), group committed like ``write``."""
         held = self.current()
         if held is not None:
-            return await held.execute(sql, params)
-        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-        self._pending.append((sql, tuple(params), future))
+            return await held.batch(statements)
+        future: asyncio.Future[list[Result]] = asyncio.get_running_loop().create_future()
+        self._pending.append((tuple(statements), future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="sqlite-group-commit")
         return await asyncio.shield(future)
@@ -246,12 +284,12 @@ class SQLiteDatabase:
                 group, self._pending = self._pending, []
                 try:
                     results = await self._writer.call(
-                        _group, self._writer.conn, [(sql, params) for sql, params, _ in group]
+                        _group, self._writer.conn, [statements for statements, _ in group]
                     )
                 except BaseException as exc:  # the thread itself failed (closed, cancelled)
                     results = [exc] * len(group)
                 self.groups += 1
-            for (_, _, future), result in zip(group, results, strict=True):
+            for (_, future), result in zip(group, results, strict=True):
                 if future.done():
                     continue
                 if isinstance(result, BaseException):
@@ -282,7 +320,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
         if not applied:
             legacy = conn.execute("PRAGMA user_version").fetchone()[0]
-            for m in known[:legacy]:
+            for m in (m for m in known if m.version <= legacy):
                 conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (m.version, m.name, int(time.time())),
@@ -292,7 +330,6 @@ def migrate(conn: sqlite3.Connection) -> int:
     except BaseException:
         _end(conn, ok=False)
         raise
-    last = max(applied, default=0)
     for m in known:
         if m.version in applied:
             continue
@@ -304,10 +341,10 @@ def migrate(conn: sqlite3.Connection) -> int:
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (m.version, m.name, int(time.time())),
             )
-            conn.execute(f"PRAGMA user_version = {m.version}")
+            applied.add(m.version)
+            conn.execute(f"PRAGMA user_version = {max(applied)}")
             conn.execute("COMMIT")
         except BaseException:
             _end(conn, ok=False)
             raise
-        last = m.version
-    return last
+    return max(applied, default=0)

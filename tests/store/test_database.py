@@ -55,6 +55,39 @@ def test_every_backend_has_the_same_migrations() -> None:
     assert len(sqlite) >= 2
 
 
+async def test_a_migration_landing_after_a_higher_number_is_still_applied(
+    empty_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Numbers are reserved and land in any order: a database that already has a higher
+    number applies a lower one it has not recorded."""
+    import bot.store.postgres
+    import bot.store.sqlite
+
+    module = bot.store.postgres if empty_target.startswith("postgresql") else bot.store.sqlite
+    kind = "postgres" if module is bot.store.postgres else "sqlite"
+    everything = migrations(kind)
+    assert everything[1].name == "0002_sets_planned.sql"
+    monkeypatch.setattr(module, "migrations", lambda _: [everything[0], *everything[2:]])
+    db = await open_database(empty_target)
+    try:
+        versions = [r[0] for r in await rows(db, "SELECT version FROM schema_migrations")]
+        assert 2 not in versions and len(versions) == len(everything) - 1
+    finally:
+        await db.close()
+    monkeypatch.setattr(module, "migrations", lambda _: everything)
+    db = await open_database(empty_target)
+    try:
+        recorded = await rows(db, "SELECT version FROM schema_migrations ORDER BY version")
+        assert [r[0] for r in recorded] == [m.version for m in everything]
+        await execute(
+            db,
+            "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, created_at, "
+            "sets_planned) VALUES (1, 10, 100, 'pung-chow', 0, 2)",
+        )
+    finally:
+        await db.close()
+
+
 async def test_migrated_from_empty_with_every_table_and_index(db: Database) -> None:
     assert await names(db, "table") >= TABLES
     assert await names(db, "index") >= INDEXES
@@ -71,7 +104,7 @@ async def test_reopening_changes_nothing(db_path: Path) -> None:
     db = await open_database(db_path)
     try:
         assert await scalar(db, "PRAGMA journal_mode") == "wal"
-        assert await scalar(db, "PRAGMA user_version") == len(migrations("sqlite"))
+        assert await scalar(db, "PRAGMA user_version") == migrations("sqlite")[-1].version
         await execute(db, "INSERT INTO guild_settings (guild_id, updated_at) VALUES (1, 0)")
         first = await rows(db, "SELECT * FROM schema_migrations")
     finally:
@@ -107,7 +140,7 @@ async def test_a_database_versioned_by_user_version_is_upgraded_keeping_its_rows
     try:
         recorded = await rows(db, "SELECT version, name FROM schema_migrations ORDER BY version")
         assert recorded == [(m.version, m.name) for m in known]
-        assert await scalar(db, "PRAGMA user_version") == len(known)
+        assert await scalar(db, "PRAGMA user_version") == known[-1].version
         assert await rows(db, "SELECT channel_id, sets_planned FROM tables") == [(10, None)]
         assert await scalar(db, "SELECT starting_chips FROM guild_settings") == 5
     finally:
@@ -280,3 +313,24 @@ def test_mahjong_db_chooses_the_backend(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("MAHJONG_DB", "data/x.sqlite3")
     settings = Settings.from_env(require_token=False)
     assert settings.database == Path("data/x.sqlite3") and not is_postgres(settings.database)
+
+
+async def test_a_batch_commits_together_or_not_at_all(db: Database) -> None:
+    from bot.store.backend import Refused, Statement
+
+    rename = "UPDATE guild_settings SET ruleset = 'x' WHERE guild_id = ?"
+    done = await db.batch([Statement(INSERT, (1,)), Statement(rename, (1,), guard=True)])
+    assert [r.rowcount for r in done] == [1, 1]
+    with pytest.raises(Refused) as refused:  # the guard changed nothing: the insert is undone
+        await db.batch([Statement(INSERT, (2,)), Statement(rename, (99,), guard=True)])
+    assert refused.value.index == 1
+    with pytest.raises(Conflict):  # an error undoes the batch too
+        await db.batch([Statement(INSERT, (5,)), Statement(INSERT, (1,))])
+    async with db.transaction():  # inside a transaction a refused batch undoes only itself
+        await db.write(INSERT, (3,))
+        with pytest.raises(Refused):
+            await db.batch([Statement(INSERT, (4,)), Statement(rename, (99,), guard=True)])
+    assert await rows(db, "SELECT guild_id, ruleset FROM guild_settings ORDER BY guild_id") == [
+        (1, "x"),
+        (3, "pung-chow"),
+    ]
