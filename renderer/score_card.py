@@ -99,6 +99,7 @@ def _lines_height(lines: list[tuple[list[Placed], float]]) -> int:
 ROW_FONT = (REGULAR, 15)
 VALUE_FONT = (BOLD, 15)
 COLUMN_GAP = 20
+INDENT = 14
 
 
 def wrap_whole(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
@@ -141,7 +142,7 @@ def _row_layout(
         x = MARGIN + col * (col_w + COLUMN_GAP)
         right = x + col_w - 8
         room = col_w - 8 - (f_val.getlength(value) + 14 if value else 0)
-        lines = wrap_whole(name, f_name, room)
+        lines = wrap_whole(name, f_name, room - INDENT)
         placed.append((x, heights[col], lines, value, right))
         heights[col] += LINE * len(lines)
     return placed, max(max(heights), LINE)
@@ -322,7 +323,8 @@ def _block(
     f_name, f_val = font(*ROW_FONT), font(*VALUE_FONT)
     for x, dy, name_lines, value, value_right in rows:
         for k, text in enumerate(name_lines):
-            d.text((x, ty + dy + k * LINE), text, font=f_name, fill=style.TEXT)
+            indent = INDENT if k else 0  # a wrapped line's rest, set in: one line, not two
+            d.text((x + indent, ty + dy + k * LINE), text, font=f_name, fill=style.TEXT)
         if value:
             d.text((value_right, ty + dy), value, font=f_val, fill=style.GOLD, anchor="ra")
 
