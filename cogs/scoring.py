@@ -16,7 +16,6 @@ the same text in the channel.
 
 from __future__ import annotations
 
-import inspect
 import io
 import logging
 import re
@@ -151,21 +150,6 @@ def score_card_request(
     return (view, names, scores, list(result.payments)), kwargs
 
 
-async def draw_lookup(drawing: Any, kind: str, *args: Any, **kwargs: Any) -> bytes:
-    """Draw through the bot's drawing processes, in the "lookup" lane where the drawing
-    helper offers lanes (a look-up waits behind no table's images)."""
-    if "lane" in _draw_parameters(drawing):
-        kwargs["lane"] = "lookup"
-    return await drawing.draw(kind, *args, **kwargs)
-
-
-def _draw_parameters(drawing: Any) -> frozenset[str]:
-    try:
-        return frozenset(inspect.signature(drawing.draw).parameters)
-    except (TypeError, ValueError):
-        return frozenset()
-
-
 async def score_card_png(client: Any, result: ScoreResult, name: str = "") -> bytes | None:
     """The score card image of a scored hand, drawn by the bot's drawing processes; None if
     drawing fails (the embed alone is a full answer)."""
@@ -174,7 +158,8 @@ async def score_card_png(client: Any, result: ScoreResult, name: str = "") -> by
         return None
     try:
         args, kwargs = score_card_request(result, name)
-        return await draw_lookup(drawing, "score_card", *args, **kwargs)
+        # The "lookup" lane: a look-up waits behind no table's or player's picture.
+        return await drawing.draw("score_card", *args, lane="lookup", **kwargs)
     except Exception:
         log.exception("score card failed; answering with the embed only")
         return None
