@@ -177,6 +177,38 @@ def main() -> None:
     print("RGB columns time the encoding alone (l1/l6: zlib compress_level); err: the mean")
     print("colour error in levels of 255 (the largest channel's), >16: pixels off by more")
 
+    print()
+    per_move()
+
+
+def per_move() -> None:
+    """What the bot draws per move of a played hand: the channel's table and every seated
+    player's DM picture (their seat's table) of the same moment, in one process, as CPU time
+    (the machine is shared; CPU time is what 200 tables cost). The blocks that look alike
+    are drawn once per move and pasted into the other pictures (``renderer.table``)."""
+    from bot.rules.game import view as game_view
+
+    print("per move: the channel's table + each seat's DM picture, CPU ms (one process)")
+    for ruleset, seed, players in (
+        ("pung-chow", 27, 4),
+        ("filipino-16", 24, 4),
+        ("pung-chow", 0, 2),
+    ):
+        states = played_hand(ruleset, seed, players=players)[:-1]
+        costs, sizes = [], []
+        for state in states:
+            start = time.process_time()
+            render_table(game_view(state, None), NAMES)
+            for seat in range(4):
+                if state.occupied[seat]:
+                    sizes.append(len(render_seat_table(game_view(state, seat), NAMES)))
+            costs.append(time.process_time() - start)
+        median, mean = statistics.median(costs) * 1000, statistics.mean(costs) * 1000
+        print(
+            f"  {ruleset} {players}p: {len(states)} moves, median {median:.1f} ms, mean"
+            f" {mean:.1f} ms; DM picture mean {statistics.mean(sizes) / 1024:.0f} KB"
+        )
+
 
 if __name__ == "__main__":
     main()

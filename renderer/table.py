@@ -233,28 +233,10 @@ def _draw_block(pic: BlockPicture) -> Image.Image:
     rx, ry, rw, rh = pic.river
     d.rounded_rectangle((rx, ry, rx + rw - 1, ry + rh - 1), radius=6, fill=style.FELT_DARK)
     px, py, pw, ph = pic.plate
-    d.rounded_rectangle((px, py, px + pw - 1, py + ph - 1), radius=8, fill=style.PANEL)
-    r = 14
-    _wind_badge(d, px + 6 + r, py + 6 + r, r, pic.wind)
-    tx = px + 2 * r + 12
-    d.text(
-        (tx, py + 5),
-        WIND_NAMES[pic.wind],
-        font=font(BOLD, 15),
-        fill=style.GOLD if pic.wind == 0 else style.TEXT_DIM,
-    )
-    if pic.wind == 0:
-        d.text((tx, py + 21), "dealer", font=font(REGULAR, 12), fill=style.TEXT_DIM)
-    bottom = py + ph - 6
-    if pic.turn:
-        bottom -= 24
-    room = bottom - (py + 40) - 18 * len(pic.extra)
-    f, lines = fit_lines(pic.label, NAME_FACES, pw - 12, max(1, room // 19))
-    ty = py + 40
-    for line in lines:
-        d.text((px + 6, ty), line, font=f, fill=style.TEXT)
-        ty += f.size + 3
-    ty += 2
+    fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
+    plate, ty = _plate_base(pic.label, pic.wind, (pw, ph), fill, pic.turn, len(pic.extra))
+    image.paste(plate, (px, py))
+    ty += py
     for text, face, size, color in pic.extra:
         small = font(face, size)
         d.text((px + 6, ty), ellipsize(text, small, pw - 12), font=small, fill=color)
@@ -265,6 +247,38 @@ def _draw_block(pic: BlockPicture) -> Image.Image:
         scene.tile(TOP_LEFT, _placed(box))
     scene.flush()
     return image
+
+
+@lru_cache(maxsize=64)
+def _plate_base(
+    label: str, wind: int, size: tuple[int, int], fill: Color, turn: bool, extra: int
+) -> tuple[Image.Image, int]:
+    """A name plate's lasting part (wind, dealer, the name fitted to the room left for
+    ``extra`` small lines and the turn's pointer) and the ``y`` where the small lines go:
+    the plate changes with the turn, the name fitting does not need to."""
+    pw, ph = size
+    image = Image.new("RGB", size, fill)
+    d = ImageDraw.Draw(image)
+    d.rounded_rectangle((0, 0, pw - 1, ph - 1), radius=8, fill=style.PANEL)
+    r = 14
+    _wind_badge(d, 6 + r, 6 + r, r, wind)
+    tx = 2 * r + 12
+    d.text(
+        (tx, 5),
+        WIND_NAMES[wind],
+        font=font(BOLD, 15),
+        fill=style.GOLD if wind == 0 else style.TEXT_DIM,
+    )
+    if wind == 0:
+        d.text((tx, 21), "dealer", font=font(REGULAR, 12), fill=style.TEXT_DIM)
+    bottom = ph - 6 - (24 if turn else 0)
+    room = bottom - 40 - 18 * extra
+    f, lines = fit_lines(label, NAME_FACES, pw - 12, max(1, room // 19))
+    ty = 40
+    for line in lines:
+        d.text((6, ty), line, font=f, fill=style.TEXT)
+        ty += f.size + 3
+    return image, ty + 2
 
 
 def _placed(box: TileBox) -> Placed:
