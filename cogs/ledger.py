@@ -88,7 +88,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         await interaction.response.defer(thinking=True)  # before the database
         user = _who(interaction, member)
         balance = await self.service.balance(interaction.guild_id, user.id)
-        start = await self.service.starting_chips(interaction.guild_id)
+        start = await self.service.start_of(interaction.guild_id, user.id)
         name = clean(display_name(user))
         embed = make_embed(f"{display_name(user)}: {chips(balance)} chips", colour=COLOUR)
         embed.description = (

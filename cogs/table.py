@@ -213,7 +213,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         rules="Default rule set for new tables",
         limit="Default limit (0: none; singapore: the maximum)",
         flowers="Play with flowers and seasons by default",
-        starting_chips="Chips every member starts with",
+        starting_chips="Chips a member starts with (fixed at their first hand)",
         turn_seconds="Default seconds to discard (0: no timer)",
         claim_seconds="Default seconds to claim",
         allow_channel="Allow tables in this channel (the first one limits tables to the list)",

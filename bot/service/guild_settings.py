@@ -32,7 +32,10 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
-    """One server's settings. ``allowed_channels`` empty: tables are allowed everywhere."""
+    """One server's settings. ``allowed_channels`` empty: tables are allowed everywhere.
+    ``starting_chips`` is what a member who has not played yet starts with: each member's is
+    fixed at their first posted settlement (``LedgerService.start_of``), so a change never
+    rewrites a balance."""
 
     guild_id: int
     ruleset: str = DEFAULT_RULESET

@@ -3,9 +3,13 @@
 Every movement of chips is a *settlement* (a hand of a table, a /settle of a game played with
 real tiles, washing the tiles, a penalty) made of ledger rows, each moving a positive amount
 from a payer to a payee. So the chips of a server always sum to zero, a member's balance is
-the starting chips plus what they received minus what they paid, and a settlement is posted
-at most once: its ``source_key`` is unique (``table:12:hand:3``), and a retry returns the
+the chips they started with plus what they received minus what they paid, and a settlement is
+posted at most once: its ``source_key`` is unique (``table:12:hand:3``), and a retry returns the
 settlement already posted.
+
+A member's starting chips are fixed (``starting_chips``, migration 0004) in the transaction
+that posts their first settlement, at the server's setting of that moment: changing the
+setting later applies to members who have not played yet and never rewrites a balance.
 
 Computer players are ledger parties under the ids -1..-4 (the seat they sat in), so a hand
 against the computer balances like any other; rankings leave them out.
@@ -239,6 +243,7 @@ class LedgerService:
         entries = entries_of(payments)
         player_results = results_of(entries, results)
         _check_balanced(entries)
+        start = await self.starting_chips(guild_id)
         async with self.repo.transaction():
             existing = await self.repo.by_key(source_key)
             if existing is not None:
@@ -264,6 +269,7 @@ class LedgerService:
                 table_id=table_id,
                 hand_no=hand_no,
             )
+            await self.repo.record_starts(guild_id, _members_of(entries, player_results), start)
             if names:
                 await self.repo.remember_names(guild_id, names)
             settlement = await self.repo.get(settlement_id)
@@ -326,7 +332,7 @@ class LedgerService:
         assert settlement is not None
         return settlement
 
-    async def _post_pending(self, settlement_id: int) -> bool:
+    async def _post_pending(self, settlement_id: int, start: int) -> bool:
         """Post a pending /settle whose players have all confirmed (checked again here, so
         a settlement stored under older rules, when only the payers confirmed, can never
         post without everyone)."""
@@ -346,6 +352,9 @@ class LedgerService:
             table_id=settlement.table_id,
             hand_no=settlement.hand_no,
         )
+        if posted:
+            members = _members_of(entries, results)
+            await self.repo.record_starts(settlement.guild_id, members, start)
         names = {p.user_id: p.display_name for p in settlement.parties if p.display_name}
         if posted and names:
             await self.repo.remember_names(settlement.guild_id, names)
@@ -361,6 +370,8 @@ class LedgerService:
         and whether this confirmation posted it (the last one missing). Double clicks,
         strangers, the proposer and clicks after expiry raise LedgerError and change
         nothing; the posting happens exactly once."""
+        known = await self.repo.get(settlement_id)
+        start = await self.starting_chips(known.guild_id if known is not None else 0)
         async with self.repo.transaction():
             settlement = await self._pending(settlement_id, guild_id)
             if user_id == settlement.created_by:
@@ -375,7 +386,7 @@ class LedgerService:
                 raise LedgerError("You have already confirmed this settlement.")
             posted = False
             if len(settlement.waiting_for) == 1:  # this was the last one
-                posted = await self._post_pending(settlement_id)
+                posted = await self._post_pending(settlement_id, start)
             updated = await self.repo.get(settlement_id)
         assert updated is not None
         return updated, posted
@@ -427,9 +438,15 @@ class LedgerService:
         settings = await self.guild_settings.get(guild_id)
         return int(getattr(settings, "starting_chips", 1000))
 
+    async def start_of(self, guild_id: int, user_id: int) -> int:
+        """The chips this member started with: fixed at their first posted settlement, or
+        the server's starting chips now if they have not played yet."""
+        recorded = await self.repo.start_of(guild_id, user_id)
+        return recorded if recorded is not None else await self.starting_chips(guild_id)
+
     async def balance(self, guild_id: int, user_id: int) -> int:
-        """Starting chips + chips received - chips paid."""
-        return await self.starting_chips(guild_id) + await self.repo.net(guild_id, user_id)
+        """The chips the member started with + chips received - chips paid."""
+        return await self.start_of(guild_id, user_id) + await self.repo.net(guild_id, user_id)
 
     async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[HistoryRow]:
         """The player's latest settlements, newest first."""
@@ -476,11 +493,13 @@ class LedgerService:
         if metric == "chips":
             if period == "all":
                 start = await self.starting_chips(guild_id)
+                starts = await self.repo.starts(guild_id)
                 accounts = await self.stats_repo.accounts(guild_id)
                 for user_id, net in accounts.items():
                     row = rows.get(user_id) or BoardRow(user_id, 0, 0, None, net)
                     row = BoardRow(user_id, row.hands, row.wins, row.biggest, net)
-                    ranked.append(((-net, -row.wins, row.hands), start + net, row))
+                    balance = starts.get(user_id, start) + net
+                    ranked.append(((-balance, -row.wins, row.hands), balance, row))
             else:
                 for row in rows.values():
                     ranked.append(((-row.net, -row.wins, row.hands), row.net, row))
@@ -517,6 +536,13 @@ class LedgerService:
 
     async def remember_names(self, guild_id: int, names: Mapping[int, str]) -> None:
         await self.repo.remember_names(guild_id, names)
+
+
+def _members_of(entries: Sequence[Entry], results: Sequence[PlayerResult]) -> set[int]:
+    """The members (ids > 0) a settlement involves: they have now played."""
+    ids = {e.payer_id for e in entries} | {e.payee_id for e in entries}
+    ids |= {r.user_id for r in results}
+    return {i for i in ids if i > 0}
 
 
 def _hours(seconds: int) -> str:

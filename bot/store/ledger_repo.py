@@ -274,6 +274,35 @@ class LedgerRepository(Repository):
                     (guild_id, user_id, name[:100], self.now()),
                 )
 
+    # -- starting chips (migration 0004) ---------------------------------------------------
+    async def record_starts(self, guild_id: int, user_ids: Iterable[int], amount: int) -> None:
+        """Fix ``amount`` as the starting chips of each member (ids > 0) who has none yet; a
+        member's recorded amount never changes (joins the caller's transaction)."""
+        async with self.transaction():
+            for user_id in sorted({u for u in user_ids if u > 0}):
+                await self.execute(
+                    "INSERT INTO starting_chips (guild_id, user_id, amount, recorded_at) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO NOTHING",
+                    (guild_id, user_id, amount, self.now()),
+                )
+
+    async def start_of(self, guild_id: int, user_id: int) -> int | None:
+        """The member's recorded starting chips; None if they have not played yet."""
+        async with self.reading():
+            row = await self.fetchone(
+                "SELECT amount FROM starting_chips WHERE guild_id = ? AND user_id = ?",
+                (guild_id, user_id),
+            )
+        return None if row is None else row["amount"]
+
+    async def starts(self, guild_id: int) -> dict[int, int]:
+        """Every recorded starting amount of the server's members."""
+        async with self.reading():
+            rows = await self.fetchall(
+                "SELECT user_id, amount FROM starting_chips WHERE guild_id = ?", (guild_id,)
+            )
+        return {r["user_id"]: r["amount"] for r in rows}
+
     # -- balances ----------------------------------------------------------------------------
     async def net(self, guild_id: int, user_id: int) -> int:
         """Chips received minus chips paid, from the running account."""

@@ -63,7 +63,69 @@ async def test_post_and_balance(ledger: LedgerService, settings: GuildSettingsSe
     assert await ledger.balance(G, BOB) == 956
     assert await ledger.balance(2, ALICE) == 1000  # another server's ledger is its own
     await settings.update(G, starting_chips=500)
-    assert await ledger.balance(G, ALICE) == 588
+    assert await ledger.balance(G, ALICE) == 1088  # never rewritten: alice has played
+
+
+async def test_starting_chips_apply_to_members_who_have_not_played_yet(
+    ledger: LedgerService, settings: GuildSettingsService
+) -> None:
+    """Issue 16: changing starting_chips used to rewrite every member's balance."""
+    await post_hand(ledger, "h1", ALICE, {BOB: 40})
+    await settings.update(G, starting_chips=500)
+    assert (await ledger.balance(G, ALICE), await ledger.balance(G, BOB)) == (1040, 960)
+    assert await ledger.balance(G, CAROL) == 500 and await ledger.start_of(G, CAROL) == 500
+    await post_hand(ledger, "h2", CAROL, {BOB: 10, -2: 10})  # carol plays: her 500 is fixed
+    await settings.update(G, starting_chips=2000)
+    assert await ledger.balance(G, CAROL) == 520 and await ledger.start_of(G, CAROL) == 500
+    assert await ledger.balance(G, BOB) == 950 and await ledger.balance(G, DAVE) == 2000
+    assert await ledger.repo.starts(G) == {ALICE: 1000, BOB: 1000, CAROL: 500}  # no computer
+    board = await ledger.leaderboard(G, "chips", "all")
+    assert [(e.user_id, e.value) for e in board] == [(ALICE, 1040), (BOB, 950), (CAROL, 520)]
+    # A pending /settle fixes nobody's start; its posting does.
+    pending = await propose(ledger, "settle:start")
+    assert await ledger.repo.start_of(G, DAVE) is None
+    await settings.update(G, starting_chips=300)
+    for user in (ALICE, BOB, CAROL):
+        await ledger.confirm(pending.id, user)
+    assert await ledger.repo.start_of(G, DAVE) is None  # dave proposed, did not play
+    assert await ledger.balance(G, CAROL) == 520 - 25
+
+
+async def test_members_who_played_before_starting_chips_were_recorded_keep_their_balance(
+    tmp_path,
+) -> None:
+    """Migration 0004 fixes the start of every member already in the ledger at the server's
+    setting of that moment; computer players get none."""
+    import sqlite3
+
+    from bot.store.migrations import migrations
+
+    path = tmp_path / "old.sqlite3"
+    older = [m for m in migrations("sqlite") if m.version < 4]
+    with sqlite3.connect(path) as old:
+        for m in older:
+            old.executescript(m.sql)
+        old.execute(f"PRAGMA user_version = {max(m.version for m in older)}")
+        old.execute(
+            "INSERT INTO guild_settings (guild_id, starting_chips, updated_at) VALUES (1, 700, 0)"
+        )
+        old.executemany(
+            "INSERT INTO accounts (guild_id, user_id, net) VALUES (?, ?, ?)",
+            [(1, ALICE, 50), (1, -1, -50), (2, BOB, 0)],
+        )
+    old.close()
+    db = await open_database(path)
+    try:
+        assert await rows(db, "SELECT guild_id, user_id, amount FROM starting_chips") == [
+            (1, ALICE, 700),
+            (2, BOB, 1000),
+        ]
+        services = build_services(None, db, tables=False)
+        await services.guild_settings.update(G, starting_chips=100)
+        assert await services.ledger.balance(G, ALICE) == 750
+        assert await services.ledger.balance(G, CAROL) == 100
+    finally:
+        await db.close()
 
 
 async def test_a_retry_never_posts_twice(ledger: LedgerService) -> None:
