@@ -133,23 +133,23 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
     image = Image.new("RGB", (WIDTH, HEADER_H - 6), style.PANEL)
     d = ImageDraw.Draw(image)
     r = 20
-    _wind_badge(d, MARGIN + 4 + r, 14 + r, r, pic.round_wind)
+    _wind_badge(d, MARGIN + 4 + r, 16 + r, r, pic.round_wind)
     x = MARGIN + 2 * r + 16
     right = WIDTH - MARGIN - 80 - (BIG_W + 16 if pic.latest is not None else 0)
     f = font(BOLD, 21)
-    d.text((x, 10), ellipsize(pic.title, f, right - x), font=f, fill=style.TEXT)
+    d.text((x, 14), ellipsize(pic.title, f, right - x), font=f, fill=style.TEXT)
     if pic.turn or pic.tail:
         f = font(BOLD, 19)
         name = ellipsize(pic.turn, f, right - x - f.getlength(pic.tail)) if pic.turn else ""
-        d.text((x, 38), name + pic.tail, font=f, fill=style.GOLD)
+        d.text((x, 44), name + pic.tail, font=f, fill=style.GOLD)
     if pic.action:
         f = font(REGULAR, 16)
         action = ellipsize(pic.action, f, right - MARGIN - 4)
-        d.text((MARGIN + 4, 68), action, font=f, fill=style.TEXT_DIM)
+        d.text((MARGIN + 4, 82), action, font=f, fill=style.TEXT_DIM)
     # The wall as a number: the ring of stacks cost a third of the image.
     cx = WIDTH - MARGIN - 40
-    d.text((cx, 40), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
-    d.text((cx, 66), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
+    d.text((cx, 48), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
+    d.text((cx, 74), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
     if pic.latest is not None:
         bx, by = pic.latest
         f = font(BOLD, 13)

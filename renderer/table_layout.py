@@ -43,8 +43,8 @@ WIDTH = 600
 MARGIN = 8
 TILE_W = 38  # discards, sets, flowers: 25.3 px when the image is shown 400 px wide
 BACK_W = 16  # a hidden hand's backs: its size is public, its tiles are not
-BIG_W = 48  # the latest discard in the header
-HEADER_H = 100
+BIG_W = 60  # the latest discard in the header: what a claim is about
+HEADER_H = 120
 PLATE_W = 112
 PAD = 6
 BLOCK_GAP = 6
@@ -480,7 +480,7 @@ def layout_table(view: TableView) -> TableLayout:
     if latest is not None:
         seat, index = latest
         tile = seats[seat].discards[index]
-        tiles.append(TileBox(tile, WIDTH - MARGIN - 78 - BIG_W, 30, BIG_W, "latest", seat))
+        tiles.append(TileBox(tile, WIDTH - MARGIN - 78 - BIG_W, 22, BIG_W, "latest", seat))
     return TableLayout(
         width=WIDTH,
         height=round(y),
