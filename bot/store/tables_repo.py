@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store.backend import Conflict
+from bot.store.backend import Conflict, Refused, Statement
 from bot.store.base import Repository, StoreError, dumps, loads
+from bot.store.leases_repo import Fenced, Lease, fence
 
 OPEN = ("lobby", "playing")
 CLOSED = ("finished", "cancelled")
@@ -131,18 +132,29 @@ class TablesRepository(Repository):
         out["seats"] = await self._seats(out["id"])
         return out
 
-    async def set_status(self, table_id: int, status: str, *, seed: str | None = None) -> None:
+    async def set_status(
+        self, table_id: int, status: str, *, seed: str | None = None, lease: Lease | None = None
+    ) -> None:
         """Move a table on: lobby -> playing -> finished, or to cancelled. A closed table
-        stays closed (its channel may already hold a new one)."""
+        stays closed (its channel may already hold a new one). With ``lease``: fenced like
+        ``append_event`` (raises ``Fenced`` once another process took the table over)."""
         if status not in STATUSES:
             raise StoreError(f"unknown table status {status!r}")
         finished_at = self.now() if status in CLOSED else None
-        result = await self.write(
+        update = Statement(
             "UPDATE tables SET status = ?, finished_at = ?, seed = COALESCE(?, seed) "
             "WHERE id = ? AND status IN ('lobby', 'playing')",
             (status, finished_at, seed, table_id),
         )
-        if result.rowcount == 1:
+        if lease is None:
+            changed = (await self.db.batch([update]))[0].rowcount
+        else:
+            _check(lease, table_id)
+            try:
+                changed = (await self.db.batch([fence(lease), update]))[1].rowcount
+            except Refused:
+                raise Fenced(f"table {table_id}: lease {lease.generation} is lost") from None
+        if changed == 1:
             return
         async with self.reading():
             row = await self.fetchone("SELECT status FROM tables WHERE id = ?", (table_id,))
@@ -215,25 +227,43 @@ class TablesRepository(Repository):
         ]
 
     # -- events ------------------------------------------------------------------------------
-    async def append_event(self, table_id: int, seq: int, kind: str, payload: dict) -> None:
+    async def append_event(
+        self, table_id: int, seq: int, kind: str, payload: dict, *, lease: Lease | None = None
+    ) -> None:
         """Append event ``seq`` (the previous one must be ``seq - 1``): a gap or a repeat is a
         bug in the caller and raises StoreError, leaving the log as it was.
 
         One statement, so that outside a transaction it is one write of a group commit: the
         INSERT happens only if the log's last ``seq`` is ``seq - 1``, and ``UNIQUE (table_id,
-        seq)`` refuses a second writer of the same ``seq`` that raced it."""
+        seq)`` refuses a second writer of the same ``seq`` that raced it.
+
+        With ``lease`` (several processes on one database) the append is fenced: it commits
+        only while ``lease`` is still the table's, and raises ``Fenced`` otherwise
+        (``bot/store/leases_repo.py``)."""
+        insert = Statement(
+            "INSERT INTO events (table_id, seq, kind, payload, created_at) "
+            "SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), "
+            "CAST(? AS BIGINT) WHERE (SELECT COALESCE(MAX(seq), 0) FROM events "
+            "WHERE table_id = ?) = ?",
+            (table_id, seq, kind, dumps(payload), self.now(), table_id, seq - 1),
+            guard=True,
+        )
+        if lease is not None:
+            _check(lease, table_id)
+        statements = [insert] if lease is None else [fence(lease, seq=seq), insert]
         try:
-            result = await self.write(
-                "INSERT INTO events (table_id, seq, kind, payload, created_at) "
-                "SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), "
-                "CAST(? AS BIGINT) WHERE (SELECT COALESCE(MAX(seq), 0) FROM events "
-                "WHERE table_id = ?) = ?",
-                (table_id, seq, kind, dumps(payload), self.now(), table_id, seq - 1),
-            )
+            await self.db.batch(statements)
+        except Refused as exc:
+            if statements[exc.index] is not insert:
+                raise Fenced(
+                    f"table {table_id}: lease generation {lease.generation if lease else 0} "
+                    "is no longer the table's"
+                ) from None
+            raise StoreError(
+                f"table {table_id}: event {seq} does not follow the log's last"
+            ) from None
         except Conflict as exc:
             raise StoreError(f"table {table_id}: event {seq} refused ({exc})") from None
-        if result.rowcount != 1:
-            raise StoreError(f"table {table_id}: event {seq} does not follow the log's last")
 
     async def events(self, table_id: int) -> list[EventRow]:
         async with self.reading():
@@ -335,6 +365,11 @@ class TablesRepository(Repository):
             item["payments"] = loads(item["payments"], [])
             out.append(item)
         return out
+
+
+def _check(lease: Lease, table_id: int) -> None:
+    if lease.table_id != table_id:
+        raise StoreError(f"a lease of table {lease.table_id} used for table {table_id}")
 
 
 def score_json(score: Any) -> dict[str, Any] | None:

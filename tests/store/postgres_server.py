@@ -5,7 +5,9 @@ at the end); each test gets a fresh database copied from a migrated template, wh
 few milliseconds. PostgreSQL refuses to run as root, so as root (CI) the server runs as the
 ``postgres`` user the package creates (``runuser``), its folder owned by that user.
 
-The server trades durability for speed (``fsync=off``): it holds test data only.
+The server trades durability for speed (``fsync=off``): it holds test data only. A watchdog
+process stops it and removes its folder if the test run dies without tearing down (killed,
+timed out), so no server outlives its run.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -99,6 +102,23 @@ class PostgresServer:
             "start",
         )
 
+        self._watchdog = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _WATCHDOG,
+                str(os.getpid()),
+                *self.as_user,
+                str(self.binaries / "pg_ctl"),
+                str(self.data),
+                str(self.folder),
+            ],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 
@@ -106,9 +126,28 @@ class PostgresServer:
         return f"test_{os.getpid()}_{next(self._names)}"
 
     def stop(self) -> None:
+        if getattr(self, "_watchdog", None) is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
         try:
             self._run(
                 str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"
             )
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# Waits for the test run (argv[1]) to end; if the server is still there, stops it and removes
+# its folder. argv: pid, [runuser -u postgres --], pg_ctl, data folder, folder.
+_WATCHDOG = """
+import os, shutil, subprocess, sys, time
+pid, *command, pg_ctl, data, folder = sys.argv[1:]
+while True:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        break
+    time.sleep(1)
+subprocess.run([*command, pg_ctl, '-D', data, '-m', 'immediate', 'stop'], capture_output=True)
+shutil.rmtree(folder, ignore_errors=True)
+"""

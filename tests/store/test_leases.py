@@ -1,0 +1,165 @@
+"""Table leases between processes: two "processes" are two stores opened on one database (two
+SQLite connections to the file, or two PostgreSQL pools) with their own repositories, sharing
+the test's clock so a lease can be made to expire."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from bot.store.backend import Database, StoreError
+from bot.store.database import open_database
+from bot.store.leases_repo import Fenced, LeasesRepository
+from bot.store.tables_repo import TablesRepository
+from tests.store.helpers import FakeClock
+
+TTL = 10.0
+
+
+@dataclass
+class Process:
+    name: str
+    db: Database
+    leases: LeasesRepository
+    tables: TablesRepository
+
+
+@pytest.fixture
+async def processes(db: Database, clock: FakeClock) -> AsyncIterator[tuple[Process, Process]]:
+    other = await open_database(db.target)
+    try:
+        yield tuple(  # type: ignore[misc]
+            Process(name, store, LeasesRepository(store, clock=clock), TablesRepository(store))
+            for name, store in (("first", db), ("second", other))
+        )
+    finally:
+        await other.close()
+
+
+async def new_table(p: Process, channel: int = 10) -> int:
+    return await p.tables.create(guild_id=1, channel_id=channel, host_id=1, ruleset="pung-chow")
+
+
+async def test_one_owner_at_a_time_and_a_stale_owner_is_fenced(
+    processes: tuple[Process, Process], clock: FakeClock
+) -> None:
+    first, second = processes
+    table = await new_table(first)
+    mine = await first.leases.acquire(table, first.name, TTL)
+    assert mine is not None and mine.generation == 1
+    assert await second.leases.acquire(table, second.name, TTL) is None  # live: not yours
+    await first.tables.append_event(table, 1, "join", {}, lease=mine)
+
+    clock.advance(TTL)  # the first process stalls past its lease
+    assert await first.leases.claimable() == [table]
+    theirs = await second.leases.acquire(table, second.name, TTL)
+    assert theirs is not None and theirs.generation == 2
+    assert await first.leases.renew(first.name, TTL) == {}  # the heartbeat says: lost
+
+    with pytest.raises(Fenced):  # the stale owner cannot write, even the next seq
+        await first.tables.append_event(table, 2, "move", {"by": "first"}, lease=mine)
+    await second.tables.append_event(table, 2, "move", {"by": "second"}, lease=theirs)
+    with pytest.raises(StoreError):  # the new owner is still held to the log's order
+        await second.tables.append_event(table, 2, "move", {}, lease=theirs)
+    events = await first.tables.events(table)
+    assert [(e.seq, e.payload.get("by")) for e in events] == [(1, None), (2, "second")]
+    with pytest.raises(Fenced):  # nor close the table
+        await first.tables.set_status(table, "cancelled", lease=mine)
+    await second.tables.set_status(table, "playing", lease=theirs)
+    row = await first.tables.get(table)
+    assert row is not None and row["status"] == "playing"
+    with pytest.raises(StoreError, match="used for table"):
+        await second.tables.append_event(table + 1, 1, "join", {}, lease=theirs)
+    holder = await first.leases.holder(table)
+    assert holder is not None and (holder.owner, holder.generation) == ("second", 2)
+
+
+async def test_heartbeat_release_and_generations_never_reused(
+    processes: tuple[Process, Process], clock: FakeClock
+) -> None:
+    first, second = processes
+    tables = [await new_table(first, channel) for channel in (10, 11, 12)]
+    held = [await first.leases.acquire(t, first.name, TTL) for t in tables]
+    assert all(held)
+    assert await second.leases.claimable() == []
+    for _ in range(3):  # renewed in time, the leases never lapse
+        clock.advance(TTL * 0.6)
+        renewed = await first.leases.renew(first.name, TTL)
+        assert sorted(renewed) == tables
+        assert all(renewed[t].generation == 1 for t in tables)
+    assert await second.leases.acquire(tables[0], second.name, TTL) is None
+    assert held[1] is not None and await first.leases.release(held[1])
+    assert not await first.leases.release(held[1])  # a lease is given up once
+    assert await second.leases.claimable() == [tables[1]]
+    taken = await second.leases.acquire(tables[1], second.name, TTL)
+    assert taken is not None and taken.generation == 2  # the row was kept: no generation reuse
+    assert sorted(await first.leases.renew(first.name, TTL)) == [tables[0], tables[2]]
+    await first.tables.cancel(tables[2])  # closed tables are nobody's work
+    clock.advance(TTL)
+    assert await second.leases.claimable() == [tables[0], tables[1]]
+
+
+async def test_two_processes_racing_for_a_table_one_wins(
+    processes: tuple[Process, Process], clock: FakeClock
+) -> None:
+    first, second = processes
+    tables = [await new_table(first, channel) for channel in range(10, 30)]
+    for round_ in range(2):  # free tables, then the same tables expired
+        results = []
+        for table in tables:
+            results.append(
+                await asyncio.gather(
+                    first.leases.acquire(table, first.name, TTL),
+                    second.leases.acquire(table, second.name, TTL),
+                )
+            )
+        for won in results:
+            assert sum(lease is not None for lease in won) == 1, won
+            assert next(lease for lease in won if lease).generation == round_ + 1
+        clock.advance(TTL)
+
+
+async def test_a_takeover_in_the_middle_of_appends_splits_the_log_cleanly(
+    processes: tuple[Process, Process], clock: FakeClock
+) -> None:
+    """The old owner keeps appending while the new owner takes over and carries on from the
+    log's end: every event the old owner had accepted comes before every event of the new
+    owner, no seq is written twice, and after the takeover the old owner writes nothing."""
+    first, second = processes
+    table = await new_table(first)
+    old = await first.leases.acquire(table, first.name, TTL)
+    assert old is not None
+    accepted: list[int] = []
+    fenced = asyncio.Event()
+
+    async def old_owner() -> None:
+        seq = 1
+        while True:
+            try:
+                await first.tables.append_event(table, seq, "move", {"by": "old"}, lease=old)
+            except Fenced:
+                fenced.set()
+                return
+            accepted.append(seq)
+            seq += 1
+            await asyncio.sleep(0)
+
+    async def new_owner() -> None:
+        while len(accepted) < 5:
+            await asyncio.sleep(0.001)
+        clock.advance(TTL)
+        lease = await second.leases.acquire(table, second.name, TTL)
+        assert lease is not None
+        last = (await second.tables.events(table))[-1].seq
+        for seq in range(last + 1, last + 11):
+            await second.tables.append_event(table, seq, "move", {"by": "new"}, lease=lease)
+
+    await asyncio.wait_for(asyncio.gather(old_owner(), new_owner()), 60)
+    assert fenced.is_set()
+    events = await first.tables.events(table)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    owners = [e.payload["by"] for e in events]
+    assert owners == ["old"] * len(accepted) + ["new"] * 10
