@@ -10,7 +10,6 @@ state: it builds the next one (a small transaction object collects the changes) 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from bot.rules.analysis import is_complete, is_seven_pairs, is_thirteen_heads, waits
@@ -46,6 +45,7 @@ from bot.rules.game.actions import (
     WashTiles,
 )
 from bot.rules.game.dice import counted_seat, hand_seed, rng, seed_hash, throw
+from bot.rules.game.evolve import evolve
 from bot.rules.game.seating import seat_players
 from bot.rules.game.shanten import shanten
 from bot.rules.game.state import (
@@ -77,6 +77,7 @@ from bot.rules.rulesets import get_ruleset
 from bot.rules.rulesets.pung_chow_limit import different_heads
 from bot.rules.rulesets.singapore import renchon_bonus_ok
 from bot.rules.tiles import (
+    N_KINDS,
     WIND_NAMES,
     counts_of,
     full_set,
@@ -276,6 +277,21 @@ class _Ctx:
             "seven-pairs" in specials and is_seven_pairs(counts)
         )
 
+    def may_complete(self, concealed: Sequence[int], tile: int, melds: Sequence[Meld]) -> bool:
+        """False when ``tile`` cannot complete the hand, told without counting it: a tile with
+        no copy in hand and no neighbour of its suit within two belongs to no pair, set or run,
+        so only thirteen heads (no melds) could take it. Every discard asks each other seat
+        (``claim_options``); most are such tiles, and replaying a table at start-up is mostly
+        this question (issue 12)."""
+        if tile in concealed:
+            return True
+        if tile < 27:
+            low = tile - tile % 9
+            for near in (tile - 2, tile - 1, tile + 1, tile + 2):
+                if low <= near < low + 9 and near in concealed:
+                    return True
+        return not melds and "thirteen-heads" in (self.rules.specials or ())
+
     def washable(self, seat: int) -> bool:
         """Pung Chow p.61: nine or more different heads in the original hand, no drawing."""
         if self.rules.name != LIMIT_GAME or not self.options.get("washing", True):
@@ -434,8 +450,9 @@ class _Ctx:
         out: list[Action] = []
         if self.washable(seat):
             out.append(WashTiles(seat))
-        tiles = [*st.concealed, tile]
-        if self.complete(tiles, st.melds):
+        if self.may_complete(st.concealed, tile, st.melds) and self.complete(
+            tiles := [*st.concealed, tile], st.melds
+        ):
             window = ClaimWindow(discarder, tile, number, (), (None,) * 4, last)
             win = self.make_win(seat, tile, DISCARD, discarder, window, False)
             if self.renchon_allows(seat, tiles, win):
@@ -500,7 +517,7 @@ class _Tx(_Ctx):
         self.fields.update(changes)
 
     def seat_update(self, seat: int, **changes: Any) -> None:
-        self._seats[seat] = replace(self._seats[seat], **changes)
+        self._seats[seat] = evolve(self._seats[seat], **changes)
 
     def event(
         self,
@@ -515,11 +532,11 @@ class _Tx(_Ctx):
 
     def snapshot(self) -> GameState:
         """The state as it stands inside the transaction (for scoring)."""
-        return replace(self.state, seats=tuple(self._seats), wall=self._wall, **self.fields)
+        return evolve(self.state, seats=tuple(self._seats), wall=self._wall, **self.fields)
 
     def finish(self, *, count_move: bool = True) -> GameState:
         move = self.state.move + (1 if count_move else 0)
-        return replace(
+        return evolve(
             self.state,
             seats=tuple(self._seats),
             wall=self._wall,
@@ -560,13 +577,13 @@ class _Tx(_Ctx):
         for index, n in deal_order(self.rules.hand_size, len(order)):
             hands[order[index]].extend(wall.tiles[front : front + n])
             front += n
-        self._wall = replace(wall, front=front)
+        self._wall = evolve(wall, front=front)
         extra = hands[dealer].pop()
         self._seats = [
             SeatState(concealed=tuple(sorted(hands[s]))) if self.state.occupied[s] else _EMPTY_SEAT
             for s in range(4)
         ]
-        self._seats[dealer] = replace(self._seats[dealer], drawn=extra, source="dealt")
+        self._seats[dealer] = evolve(self._seats[dealer], drawn=extra, source="dealt")
         self.set(
             deal=number,
             hand_seed=seed,
@@ -596,6 +613,9 @@ class _Tx(_Ctx):
         Chow p.29). False if the hand ended because no loose tile could be drawn."""
         while True:
             st = self._seats[seat]
+            # Most turns hold no bonus tile: tell that without building the hand's list.
+            if (st.drawn is None or st.drawn < N_KINDS) and max(st.concealed, default=0) < N_KINDS:
+                return True
             bonus = [t for t in st.tiles() if is_bonus(t)]
             if not bonus:
                 return True
@@ -776,7 +796,7 @@ class _Tx(_Ctx):
         self.set(claim=None)
         result = scoring.drawn_hand(self.snapshot(), note)
         if kind:
-            result = replace(result, kind=kind)
+            result = evolve(result, kind=kind)
         self.event(DRAWN_HAND, None, text=f"drawn hand: {note}")
         self.end_hand(result)
 
@@ -874,7 +894,7 @@ def _respond(tx: _Tx, action: Action) -> bool:
         return False
     responses = list(window.responses)
     responses[seat] = action
-    tx.set(claim=replace(window, responses=tuple(responses)))
+    tx.set(claim=evolve(window, responses=tuple(responses)))
     if isinstance(action, Pass):
         tx.event(PASSED, seat)  # no public words: that a seat was asked tells about its hand
     tx.try_resolve()

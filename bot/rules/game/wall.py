@@ -31,8 +31,9 @@ loose tiles ... are included in the sixteen").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from bot.rules.game.evolve import evolve
 from bot.rules.tiles import N_TILES, full_set
 
 REFILL_ONE = "one"  # Pung Chow p.22: the loose tile taken is replaced at once
@@ -96,9 +97,9 @@ class Wall:
         if not self.can_draw:
             raise ValueError("the wall is exhausted: no tile may be drawn")
         if self.front < self.back:
-            return self.tiles[self.front], replace(self, front=self.front + 1)
+            return self.tiles[self.front], evolve(self, front=self.front + 1)
         # Only the loose tiles are left (a game without a dead wall, at its very end).
-        return self.loose[0], replace(self, loose=self.loose[1:])
+        return self.loose[0], evolve(self, loose=self.loose[1:])
 
     def draw_loose(self) -> tuple[int, Wall]:
         """A loose tile, after a kong or a flower (Pung Chow p.22, p.29), and its replacement."""
@@ -115,11 +116,11 @@ class Wall:
                 back -= 1
                 refill.append(self.tiles[back])
             rest = rest + tuple(refill)
-        return tile, replace(self, loose=rest, back=back)
+        return tile, evolve(self, loose=rest, back=back)
 
     def _take_back(self) -> tuple[int, Wall]:
         if self.back > self.front:
-            return self.tiles[self.back - 1], replace(self, back=self.back - 1)
+            return self.tiles[self.back - 1], evolve(self, back=self.back - 1)
         raise ValueError("the wall is empty")
 
 
