@@ -1,6 +1,8 @@
 """``mahjong-bot``: run the bot, or one of its tools.
 
 mahjong-bot                        run the bot (needs DISCORD_TOKEN)
+mahjong-bot doctor [--offline]     check the set-up; say what is wrong and how to fix it
+mahjong-bot health                 exit 0 when the running bot is connected (Docker)
 mahjong-bot simulate --rules R --hands N --seed S
 mahjong-bot render-demo --out DIR
 """
@@ -28,8 +30,7 @@ def _run_bot() -> int:
     )
     from bot.app import run
 
-    run(settings)
-    return 0
+    return run(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,10 +49,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = write_demo(options.out)
         print(f"wrote {len(written) if written else 'the'} images to {options.out}")
         return 0
+    if args and args[0] == "doctor":
+        from bot.doctor import main as doctor_main
+
+        return doctor_main(args[1:])
+    if args and args[0] == "health":
+        from bot.doctor import health
+
+        return health()
     if args and args[0] not in ("run",):
         print(
-            "usage: mahjong-bot [run | simulate --rules R --hands N --seed S | "
-            "render-demo --out DIR]",
+            "usage: mahjong-bot [run | doctor [--offline] | health | "
+            "simulate --rules R --hands N --seed S | render-demo --out DIR]",
             file=sys.stderr,
         )
         return 2

@@ -1,33 +1,67 @@
 """The Discord application: the bot object, its start-up and shut-down.
 
-Start-up (``setup_hook``): start the drawing processes (:mod:`bot.drawing`) in the
-background, open and migrate the database, build the services, load the cogs,
-sync the slash commands (to ``MAHJONG_DEV_GUILD`` at once when set, globally otherwise),
-restore every open table from its events, then upload the tile emojis in the background.
+Start-up (``run``): take the database's lock (one bot process per database file), open and
+migrate the database before anything connects (a failure is one line and exit status 1),
+then log in. ``setup_hook`` starts the drawing processes (:mod:`bot.drawing`) in the
+background, builds the services, loads the cogs, syncs the slash commands (to
+``MAHJONG_DEV_GUILD`` at once when set, globally otherwise) and restores every open table
+from its events; the tile emojis are uploaded in the background. On the first READY the bot
+logs one block a newcomer can act on (:func:`ready_report`).
+
+Shut-down: SIGTERM (``docker stop``) and SIGINT (Ctrl-C) close the bot gracefully: the
+tables' timers and runners stop, the gateway and HTTP session close, the drawing processes
+end and the database is closed, in that order, well within Docker's 10 s.
+
+While connected the bot touches a heartbeat file next to the database every
+:data:`HEARTBEAT_SECONDS`; ``mahjong-bot health`` (the Docker HEALTHCHECK) reads its age.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
-from bot.config import Settings
+from bot.config import Settings, is_url
 from bot.drawing import Drawing
+from bot.permissions import invite_url
+from bot.process_lock import DatabaseLock, LockError
+from bot.schema import schema_version
 from bot.store.database import open_database
 
 log = logging.getLogger(__name__)
 
 COGS = ("cogs.scoring", "cogs.ledger", "cogs.table")
+#: How often the bot touches its heartbeat file while connected; ``health`` allows three.
+HEARTBEAT_SECONDS = 20.0
+#: Shut-down budget (Docker sends SIGKILL 10 s after SIGTERM; the goal is 5 s): the queued
+#: Discord updates, then the drawing processes.
+FLUSH_SECONDS = 2.0
+DRAWING_CLOSE_SECONDS = 1.5
+
+
+class StartupError(RuntimeError):
+    """The bot cannot start; the message is the one line the operator reads."""
 
 
 class MahjongBot(commands.Bot):
     """The bot. Services hang off ``bot.services``; cogs stay thin and call them."""
 
-    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+    def __init__(self, settings: Settings, db: Any = None, **kwargs: Any) -> None:
+        # The bot has no voice: discord.py's two warnings about voice libraries would only
+        # worry a newcomer reading the start-up log.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         # No privileged intents: slash commands and components need none.
         intents = discord.Intents.none()
         intents.guilds = True
@@ -38,16 +72,20 @@ class MahjongBot(commands.Bot):
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **kwargs
         )
         self.settings = settings
-        self.db: Any = None
+        self.db: Any = db
         self.services: Any = None
         self.drawing = Drawing(settings.drawing_processes)
+        self.synced: list[Any] = []
+        self.reported_ready = False
         self._background: set[asyncio.Task[Any]] = set()
+        self._shutdown: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         from bot.services import build_services
 
         self.drawing.start()
-        self.db = await open_database(self.settings.database)
+        if self.db is None:
+            self.db = await open_database(self.settings.database)
         self.services = build_services(self, self.db)
         for name in COGS:
             try:
@@ -56,16 +94,23 @@ class MahjongBot(commands.Bot):
                 log.warning("cog %s is not available yet", name)
         await self.sync_commands()
         await self.services.start()
+        self.spawn(self._heartbeat(), "heartbeat")
 
     async def sync_commands(self) -> None:
         if self.settings.dev_guild:
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-            log.info("synced %d commands to guild %s", len(synced), self.settings.dev_guild)
+            self.synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(self.synced), self.settings.dev_guild)
         else:
-            synced = await self.tree.sync()
-            log.info("synced %d global commands", len(synced))
+            self.synced = await self.tree.sync()
+            log.info("synced %d global commands", len(self.synced))
+
+    async def on_ready(self) -> None:
+        if self.reported_ready:
+            return  # a RESUME or re-IDENTIFY: said once is enough
+        self.reported_ready = True
+        log.info("%s", await ready_report(self))
 
     def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
         """Run a background task, keeping a reference and logging its failure."""
@@ -80,18 +125,194 @@ class MahjongBot(commands.Bot):
         task.add_done_callback(done)
         return task
 
+    async def _heartbeat(self) -> None:
+        """Touch the heartbeat file while the gateway is connected (``mahjong-bot health``)."""
+        path = self.settings.heartbeat
+        await self.wait_until_ready()
+        while not self.is_closed():
+            if self.is_ready() and self.ws is not None and self.ws.open:
+                with contextlib.suppress(OSError):
+                    path.write_text(f"{os.getpid()} {time.time():.0f}\n")
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+
     async def close(self) -> None:
+        """Shut down once, in order; a second call waits for the first."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._close_in_order())
+        await asyncio.shield(self._shutdown)
+
+    async def _close_in_order(self) -> None:
+        """Stop the tables (no move is taken any more; a move being written finishes or rolls
+        back whole), let the last updates reach Discord for a moment, then close the gateway
+        and HTTP session, the drawing processes and the database."""
         if self.services is not None:
             await self.services.stop()
+            await self._flush_notifier(FLUSH_SECONDS)
         for task in list(self._background):
             task.cancel()
         await super().close()
-        await self.drawing.close()
+        try:
+            await asyncio.wait_for(self.drawing.close(), DRAWING_CLOSE_SECONDS)
+        except TimeoutError:
+            log.warning("the drawing processes did not stop in time; they end with the bot")
         if self.db is not None:
             await self.db.close()
             self.db = None
+        with contextlib.suppress(OSError):
+            self.settings.heartbeat.unlink(missing_ok=True)
+
+    async def _flush_notifier(self, seconds: float) -> None:
+        """Give the table messages and DMs queued for Discord ``seconds`` to be sent; what is
+        left then (the tile emoji upload, say) is cancelled. Players see the latest state
+        again when the bot comes back ("The bot restarted; the table resumes.")."""
+        notifier = getattr(getattr(self.services, "tables", None), "notifier", None)
+        drain = getattr(notifier, "drain", None)
+        if drain is None:
+            return
+        try:
+            await asyncio.wait_for(drain(), seconds)  # on timeout this cancels what is left
+        except TimeoutError:
+            log.info("stopped the updates still queued for Discord")
 
 
-def run(settings: Settings) -> None:
-    bot = MahjongBot(settings)
-    bot.run(settings.token, log_handler=None)
+async def ready_report(bot: MahjongBot) -> str:
+    """The block logged on the first READY: who the bot is, where it is, where its data is,
+    what it restored, and how to invite it."""
+    user = bot.user
+    guilds = sorted(bot.guilds, key=lambda g: g.name.casefold())
+    shown = ", ".join(f"{g.name} ({g.id})" for g in guilds[:10])
+    if len(guilds) > 10:
+        shown += f" and {len(guilds) - 10} more"
+    servers = f"{len(guilds)}: {shown}" if guilds else "none yet: open the invite link below"
+    database = bot.settings.database
+    if not is_url(database):
+        database = Path(database).resolve()
+    try:
+        version = await asyncio.to_thread(schema_version, database)
+    except sqlite3.Error:
+        version = None
+    tables = restored_tables(bot)
+    if bot.settings.dev_guild:
+        commands_line = (
+            f"{len(bot.synced)} synced to server {bot.settings.dev_guild} (they show at once)"
+        )
+    else:
+        commands_line = (
+            f"{len(bot.synced)} synced globally (a Discord client may need a reload, Ctrl-R, "
+            "to show new ones)"
+        )
+    app_id = bot.application_id or (user.id if user else 0)
+    lines = [
+        "mahjong-bot is ready",
+        f"  logged in as  {user} (id {user.id if user else '?'})",
+        f"  servers       {servers}",
+        f"  database      {database} (version {'?' if version is None else version})",
+        f"  tables        {tables}",
+        f"  commands      {commands_line}",
+        "  tile emojis   uploaded to the application in the background (the first time)",
+        f"  invite        {invite_url(app_id)}",
+        "  stop          Ctrl-C or SIGTERM (docker stop); tables resume at the next start",
+    ]
+    return "\n".join(lines)
+
+
+def restored_tables(bot: MahjongBot) -> str:
+    """How many open tables the bot holds (restored at start-up), by status."""
+    service = getattr(bot.services, "tables", None)
+    live = list(getattr(service, "tables", {}).values())
+    if not live:
+        return "0 restored"
+    playing = sum(1 for t in live if getattr(t, "status", None) == "playing")
+    lobbies = sum(1 for t in live if getattr(t, "status", None) == "lobby")
+    return f"{len(live)} restored ({playing} playing, {lobbies} in the lobby)"
+
+
+# -- running the bot as a process ----------------------------------------------------------
+
+
+def run(settings: Settings) -> int:
+    """Run the bot until it is stopped; return the process's exit status (0 after a
+    graceful stop, 1 when it cannot start; the cause is logged in one line)."""
+    try:
+        with DatabaseLock.for_database(settings.database):
+            return asyncio.run(serve(settings))
+    except (StartupError, LockError) as exc:
+        log.critical("%s", exc)
+        return 1
+
+
+async def serve(settings: Settings) -> int:
+    for note in settings.notes:
+        log.info("%s", note)
+    db = await open_checked(settings.database)
+    bot = MahjongBot(settings, db=db)
+    stopping = _stop_on_signals(bot)
+    try:
+        async with bot:
+            try:
+                await bot.start(settings.token)
+            except discord.LoginFailure as exc:
+                raise StartupError(
+                    "Discord refused the token (401 Unauthorized): copy it again from the "
+                    "Developer Portal (Bot > Reset Token) into DISCORD_TOKEN"
+                ) from exc
+            except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+                if stopping.is_set():
+                    return 0
+                raise StartupError(f"cannot reach Discord: {exc}") from exc
+    finally:
+        # The whole shut-down, to its end: leaving ``async with`` waits only for
+        # discord.py's part, and asyncio.run would cancel the rest (the database's close).
+        await bot.close()
+        _restore_signals()
+    log.info("mahjong-bot stopped")
+    return 0
+
+
+async def open_checked(path: Path | str) -> Any:
+    """Open and migrate the database, or say in one line why not."""
+    where = path if is_url(path) else Path(path).resolve()
+    try:
+        return await open_database(path)
+    except sqlite3.DatabaseError as exc:
+        raise StartupError(
+            f"the database {where} cannot be opened or brought up to date: {exc} (is it a "
+            "mahjong-bot database? restore it from a backup, or point MAHJONG_DB at the right "
+            "file)"
+        ) from exc
+    except OSError as exc:
+        raise StartupError(
+            f"the database {where} cannot be opened: {exc.strerror or exc}"
+            " (check the folder exists and the bot may write there, or set MAHJONG_DB)"
+        ) from exc
+    except RuntimeError as exc:
+        raise StartupError(f"the database {where} cannot be migrated: {exc}") from exc
+
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _stop_on_signals(bot: MahjongBot) -> asyncio.Event:
+    """SIGTERM and SIGINT close the bot (the first one; a second is ignored while closing)."""
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    closing: set[asyncio.Future[None]] = set()  # a reference, so the task is not collected
+
+    def stop(name: str) -> None:
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.info("%s received: closing the tables, the gateway and the database", name)
+        closing.add(asyncio.ensure_future(bot.close()))
+
+    for sig in _SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows
+            loop.add_signal_handler(sig, stop, sig.name)
+    return stopping
+
+
+def _restore_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for sig in _SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(sig)

@@ -155,3 +155,13 @@ async def empty_target(request: pytest.FixtureRequest, db_path: Path) -> AsyncIt
         yield url
     finally:
         await drop_postgres_database(server, url)
+
+
+# The bot's data folder (bot/config.py) defaults to ~/.local/share/mahjong-bot: no test may
+# read or write the real one, and child processes inherit the same empty folder.
+def pytest_configure(config: pytest.Config) -> None:
+    import os
+    import tempfile
+
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="mahjong-test-xdg-")
+    os.environ.pop("MAHJONG_DATA_DIR", None)

@@ -52,11 +52,12 @@ def test_settings_from_env_and_dotenv(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     for name in ("DISCORD_TOKEN", "MAHJONG_DB", "MAHJONG_DEV_GUILD", "LOG_LEVEL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MAHJONG_DATA_DIR", str(tmp_path / "data-home"))
     (tmp_path / ".env").write_text('DISCORD_TOKEN="abc"\nMAHJONG_DEV_GUILD=123\n# comment\n')
     settings = Settings.from_env()
     assert settings.token == "abc"
     assert settings.dev_guild == 123
-    assert settings.database == Path("./data/mahjong.sqlite3")
+    assert settings.database == tmp_path / "data-home" / "mahjong.sqlite3"
     monkeypatch.setenv("DISCORD_TOKEN", "from-env")
     assert Settings.from_env().token == "from-env"
     monkeypatch.setenv("MAHJONG_DEV_GUILD", "my server")

@@ -128,7 +128,7 @@ def main(argv: list[str]) -> None:
     from bot.app import run
     from bot.config import Settings
 
-    run(Settings(token=token, database=database, dev_guild=None, log_level="WARNING"))
+    sys.exit(run(Settings(token=token, database=database, dev_guild=None, log_level="WARNING")))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,89 @@
+"""The block the real bot logs on its first READY (issue 14): its name, its servers, the
+absolute path of its database, the tables it restored, and its invite URL with exactly the
+permissions of bot/permissions.py."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from bot.app import MahjongBot
+from bot.config import Settings
+from bot.permissions import PERMISSIONS_INTEGER
+from tests.e2e.harness import fast, lobby_id, wait_until
+
+
+def ready_blocks(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("mahjong-bot is")]
+
+
+def field(block: str, name: str) -> str:
+    line = next(line for line in block.splitlines() if line.strip().startswith(name))
+    return line.strip()[len(name) :].strip()
+
+
+async def start(run_bot, database: Path, caplog: pytest.LogCaptureFixture) -> tuple[Any, str]:
+    before = len(ready_blocks(caplog))
+    settings = Settings(token="test-token", database=database, dev_guild=None, log_level="INFO")
+    bot = fast(await run_bot.start(MahjongBot(settings)))
+    blocks = await wait_until(
+        lambda: ready_blocks(caplog)[before:], 10, "the ready block in the log"
+    )
+    assert len(blocks) == 1, blocks
+    return bot, blocks[0]
+
+
+async def test_the_ready_block_says_who_where_what_and_how_to_invite(
+    discord_world, run_bot, tmp_path, caplog, monkeypatch
+) -> None:
+    w = discord_world
+    caplog.set_level(logging.INFO, logger="bot.app")
+    monkeypatch.chdir(tmp_path)
+    bot, block = await start(run_bot, Path("data") / "db.sqlite3", caplog)
+
+    assert field(block, "logged in as").startswith(f"{bot.user} (id {bot.user.id})")
+    assert field(block, "servers") == f"1: Mahjong Club ({w.guild.id})"
+    database = field(block, "database")
+    assert database.startswith(str(tmp_path / "data" / "db.sqlite3") + " (version ")
+    assert Path(database.split(" (")[0]).is_absolute()
+    assert field(block, "tables") == "0 restored"
+    assert field(block, "commands").startswith(f"{len(w.server.commands())} synced globally")
+    invite = urlparse(field(block, "invite"))
+    query = parse_qs(invite.query)
+    assert query["client_id"] == [str(bot.application_id)]
+    assert query["permissions"] == [str(PERMISSIONS_INTEGER)]
+    assert query["scope"] == ["bot applications.commands"]
+    assert "Ctrl-C" in field(block, "stop")
+
+    # A lobby left open is restored by the next start, and the block counts it.
+    handle = await w.alice.slash(w.channel, "mahjong new")
+    lobby = await handle.reply()
+    assert lobby_id(lobby, "join")
+    await run_bot.close_all()
+    bot, block = await start(run_bot, tmp_path / "data" / "db.sqlite3", caplog)
+    assert field(block, "tables") == "1 restored (0 playing, 1 in the lobby)"
+
+
+async def test_a_reconnect_does_not_log_the_block_again(
+    discord_world, run_bot, tmp_path, caplog
+) -> None:
+    w = discord_world
+    caplog.set_level(logging.INFO, logger="bot.app")
+    bot, _ = await start(run_bot, tmp_path / "db.sqlite3", caplog)
+    readies: list[int] = []
+
+    async def on_ready() -> None:
+        readies.append(1)
+
+    async def no_pause(shard_id: int | None, *, initial: bool = False) -> None:
+        return None  # discord.py waits 5 s before identifying again
+
+    bot.add_listener(on_ready)
+    bot.before_identify_hook = no_pause
+    await w.server.invalidate_session()
+    await wait_until(lambda: readies, 10, "a second READY")
+    assert len(ready_blocks(caplog)) == 1
