@@ -30,6 +30,7 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.config import Settings, is_url
@@ -41,13 +42,19 @@ from bot.store.database import open_database
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.scoring", "cogs.ledger", "cogs.table")
+COGS = ("cogs.scoring", "cogs.ledger", "cogs.table", "cogs.help")
 #: How often the bot touches its heartbeat file while connected; ``health`` allows three.
 HEARTBEAT_SECONDS = 20.0
 #: Shut-down budget (Docker sends SIGKILL 10 s after SIGTERM; the goal is 5 s): the queued
 #: Discord updates, then the drawing processes.
 FLUSH_SECONDS = 2.0
 DRAWING_CLOSE_SECONDS = 1.5
+
+
+SERVER_CONTEXTS = app_commands.AppCommandContext(
+    guild=True, dm_channel=False, private_channel=False
+)
+SERVER_INSTALLS = app_commands.AppInstallationType(guild=True, user=False)
 
 
 class StartupError(RuntimeError):
@@ -68,6 +75,14 @@ class MahjongBot(commands.Bot):
         # Names are shown as typed: a nickname such as "@everyone" must not ping anyone. The
         # few messages meant to ping a member say so themselves.
         kwargs.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # Where the commands are offered (issue 16.4): every command works on a server's data
+        # (its tables, ledger and rule settings), so all of them are declared for servers
+        # only, installed with the bot to a server, never to a user's account. The tree's
+        # defaults reach the synced payload of every top-level command, the /mahjong group
+        # included (a subcommand's own guild_only never does: Discord reads contexts only on
+        # top-level commands). A command may still widen its own (the tree merges them).
+        kwargs.setdefault("allowed_contexts", SERVER_CONTEXTS)
+        kwargs.setdefault("allowed_installs", SERVER_INSTALLS)
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **kwargs
         )
