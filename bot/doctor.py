@@ -33,7 +33,7 @@ from typing import Literal
 from bot.config import ConfigError, Settings, is_url
 from bot.permissions import PERMISSIONS_INTEGER, invite_url, missing_in
 from bot.process_lock import lock_path
-from bot.schema import latest_schema_version, schema_version
+from bot.schema import schema_state, shipped_versions
 
 #: How stale the heartbeat may be before ``health`` says the bot is not connected (the bot
 #: touches it every ``bot.app.HEARTBEAT_SECONDS``, 20 s).
@@ -125,7 +125,7 @@ def check_database(database: Path | str) -> list[Finding]:
         return [note(f"database: a PostgreSQL URL; not checked here ({_redact(database)})")]
     path = Path(database).resolve()
     found = [note(f"database file: {path}")]
-    latest = latest_schema_version()
+    latest = max(shipped_versions(), default=0)
     if not path.exists():
         folder = _existing_parent(path)
         if not os.access(folder, os.W_OK):
@@ -140,7 +140,7 @@ def check_database(database: Path | str) -> list[Finding]:
             found.append(ok(f"the database will be created at the first start (version {latest})"))
         return found
     try:
-        version = schema_version(path)
+        state = schema_state(path)
     except sqlite3.DatabaseError as exc:
         found.append(
             problem(
@@ -150,23 +150,25 @@ def check_database(database: Path | str) -> list[Finding]:
             )
         )
         return found
-    if version is None or version > latest:
+    if state is None or state.unknown:
         found.append(
             problem(
-                f"the database is at version {version}, newer than this code knows ({latest})",
+                f"the database has migrations this code does not know "
+                f"({', '.join(map(str, state.unknown)) if state else '?'})",
                 "it was made by a newer mahjong-bot: update the code (git pull, pip install .)",
             )
         )
-    elif version < latest:
+    elif state.pending:
         found.append(
             note(
-                f"the database is at version {version}; the bot brings it to {latest} at its "
-                "next start by itself",
+                f"the database is at version {state.version}; the bot applies migration"
+                f"{'s' if len(state.pending) > 1 else ''} "
+                f"{', '.join(map(str, state.pending))} at its next start by itself",
                 f'back it up first: sqlite3 "{path}" ".backup \'backup.sqlite3\'"',
             )
         )
     else:
-        found.append(ok(f"the database opens and is at the latest version ({latest})"))
+        found.append(ok(f"the database opens and is at the latest version ({state.version})"))
     holder = _lock_holder(path)
     if holder:
         found.append(note(f"a bot is running on this database (process {holder})"))

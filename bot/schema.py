@@ -1,40 +1,73 @@
-"""Which schema version a SQLite database file is at, read without changing it, and which
-version this code would bring it to. For the start-up log and ``mahjong-bot doctor``; the
-migrations themselves are the store's (``bot/store``).
+"""Which migrations a SQLite database file has, read without changing it, and which this code
+ships. For the start-up log and ``mahjong-bot doctor``; the migrations themselves, and their
+list, are the store's (``bot/store/migrations``).
 
-The store records its version in ``PRAGMA user_version`` (and keeps it so alongside its
-``schema_migrations`` table), so reading that pragma on a read-only connection is enough.
+The store records each applied migration in ``schema_migrations`` (numbers may have gaps and
+land in any order), and keeps ``PRAGMA user_version`` equal to the highest; a database from
+before that table has only the pragma, meaning migrations 1..N.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from importlib import resources
+from dataclasses import dataclass
 from pathlib import Path
 
-_MIGRATION = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+from bot.config import is_url
+from bot.store.migrations import migrations
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaState:
+    applied: frozenset[int]
+    shipped: frozenset[int]
+
+    @property
+    def version(self) -> int:
+        return max(self.applied, default=0)
+
+    @property
+    def pending(self) -> list[int]:
+        """Migrations the next start will apply."""
+        return sorted(self.shipped - self.applied)
+
+    @property
+    def unknown(self) -> list[int]:
+        """Migrations the database has that this code does not ship (a newer version's)."""
+        return sorted(self.applied - self.shipped)
+
+
+def shipped_versions() -> frozenset[int]:
+    return frozenset(m.version for m in migrations("sqlite"))
+
+
+def schema_state(database: Path | str) -> SchemaState | None:
+    """What the SQLite file ``database`` has; None when it is not a file (a PostgreSQL URL,
+    a database not created yet). Raises ``sqlite3.DatabaseError`` for a file that is not a
+    SQLite database."""
+    if is_url(database) or not Path(database).is_file():
+        return None
+    uri = f"{Path(database).resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=5)
+    try:
+        legacy = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        has_table = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        applied: set[int] = set()
+        if has_table:
+            applied = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
+    finally:
+        conn.close()
+    shipped = shipped_versions()
+    if not applied:  # the pragma alone: every shipped migration up to it (as the store reads it)
+        applied = {v for v in shipped if v <= legacy}
+        if legacy > max(shipped, default=0):
+            applied.add(legacy)
+    return SchemaState(frozenset(applied), shipped)
 
 
 def schema_version(database: Path | str) -> int | None:
-    """The version of the SQLite file ``database``; None when it is not a readable file (a
-    PostgreSQL URL, a missing file). Raises ``sqlite3.DatabaseError`` for a file that is not
-    a SQLite database."""
-    path = Path(database) if not str(database).startswith("postgres") else None
-    if path is None or not path.is_file():
-        return None
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-    try:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    finally:
-        conn.close()
-
-
-def latest_schema_version() -> int:
-    """The number of the newest SQLite migration shipped with this code."""
-    folder = resources.files("bot.store.migrations")
-    sqlite_folder = folder / "sqlite"
-    if sqlite_folder.is_dir():  # per-backend folders (migrations/sqlite, migrations/postgres)
-        folder = sqlite_folder
-    numbers = [int(m.group(1)) for entry in folder.iterdir() if (m := _MIGRATION.match(entry.name))]
-    return max(numbers, default=0)
+    """The highest migration the file has (None: see :func:`schema_state`)."""
+    state = schema_state(database)
+    return None if state is None else state.version

@@ -3,6 +3,7 @@ and the online part (the bot's permissions per server) against the fake Discord.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from bot.doctor import bot_id_of, check_servers, check_token
 from bot.permissions import PERMISSIONS_INTEGER
-from bot.schema import latest_schema_version
+from bot.schema import shipped_versions
 
 ROOT = Path(__file__).resolve().parents[1]
 # The shape of a real bot token (base64 of the id, a timestamp, an HMAC); not a real one.
@@ -33,6 +34,13 @@ def doctor(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+async def migrated(db: Path) -> None:
+    from bot.store.database import open_database
+
+    store = await open_database(db)
+    await store.close()
+
+
 def test_a_good_set_up_passes(tmp_path: Path) -> None:
     result = doctor(tmp_path, DISCORD_TOKEN=GOOD_TOKEN)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -49,16 +57,19 @@ def test_a_good_set_up_passes(tmp_path: Path) -> None:
 def test_an_up_to_date_database_passes_and_an_old_one_is_a_note(tmp_path: Path) -> None:
     db = tmp_path / "data" / "mahjong.sqlite3"
     db.parent.mkdir()
-    with sqlite3.connect(db) as conn:
-        conn.execute(f"PRAGMA user_version = {latest_schema_version()}")
+    asyncio.run(migrated(db))  # as the bot leaves it
     result = doctor(tmp_path, DISCORD_TOKEN=GOOD_TOKEN)
     assert result.returncode == 0
-    assert "ok    the database opens and is at the latest version" in result.stdout
-    with sqlite3.connect(db) as conn:
+    latest = max(shipped_versions())
+    assert f"ok    the database opens and is at the latest version ({latest})" in result.stdout
+    db.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    with sqlite3.connect(db) as conn:  # a database of before schema_migrations, at version 1
         conn.execute("PRAGMA user_version = 1")
     result = doctor(tmp_path, DISCORD_TOKEN=GOOD_TOKEN)
     assert result.returncode == 0
-    assert "note  the database is at version 1; the bot brings it to" in result.stdout
+    assert "note  the database is at version 1; the bot applies migrations 2" in result.stdout
     assert "back it up first" in result.stdout
 
 
@@ -87,7 +98,7 @@ def test_a_database_newer_than_the_code_fails(tmp_path: Path) -> None:
         conn.execute("PRAGMA user_version = 999")
     result = doctor(tmp_path, DISCORD_TOKEN=GOOD_TOKEN)
     assert result.returncode == 1
-    assert "newer than this code knows" in result.stdout
+    assert "migrations this code does not know (999)" in result.stdout
 
 
 @pytest.mark.parametrize(

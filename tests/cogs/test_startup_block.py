@@ -44,7 +44,6 @@ async def test_the_ready_block_says_who_where_what_and_how_to_invite(
     caplog.set_level(logging.INFO, logger="bot.app")
     monkeypatch.chdir(tmp_path)
     bot, block = await start(run_bot, Path("data") / "db.sqlite3", caplog)
-    print(block)
 
     assert field(block, "logged in as").startswith(f"{bot.user} (id {bot.user.id})")
     assert field(block, "servers") == f"1: Mahjong Club ({w.guild.id})"
