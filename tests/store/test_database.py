@@ -312,7 +312,9 @@ def test_mahjong_db_chooses_the_backend(monkeypatch: pytest.MonkeyPatch) -> None
     assert settings.database == url and is_postgres(settings.database)  # the // kept
     monkeypatch.setenv("MAHJONG_DB", "data/x.sqlite3")
     settings = Settings.from_env(require_token=False)
-    assert settings.database == Path("data/x.sqlite3") and not is_postgres(settings.database)
+    # A relative path is taken from the working folder and made absolute (bot/config.py).
+    assert settings.database == Path.cwd() / "data" / "x.sqlite3"
+    assert not is_postgres(settings.database)
 
 
 async def test_a_batch_commits_together_or_not_at_all(db: Database) -> None:
