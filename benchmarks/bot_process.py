@@ -1,0 +1,165 @@
+"""The bot as ``benchmarks/bot.py`` runs it: a process of its own against the fake Discord, at
+its real pace, writing what it did and when into a trace file.
+
+    python benchmarks/bot_process.py PORT DATABASE TOKEN TRACE [--no-render]
+
+As ``tests/e2e/launcher.py`` does, it points discord.py at the fake and refuses any connection
+that is not to loopback, then calls ``bot.app.run``; unlike it, it keeps the bot's own delays
+(computer players, edit gaps) but for the pause between hands (2 s instead of 8 s: the reveal
+only idles the tables). The trace has one line per fact, times from ``time.monotonic()`` (the
+same clock as the fake's loop in the benchmark's process):
+
+- ``E table move visible t seats``: a move was committed and handed to the notifier; ``visible``
+  is 1 when it changes what the channel shows (a pass or an answer to a claim does not),
+  ``seats`` lists the members' seats that now have a decision (comma separated, ``-``: none);
+- ``R table seat move t method`` : a request that showed ``table`` (``seat`` ``-`` for the
+  channel's table message, else that seat's DM) as of ``move`` finished at ``t``. What a
+  request shows is taken from the view the notifier built it from (``bot.service.privacy``:
+  ``public_view`` / ``seat_view``, the one place every picture's contents come from).
+
+``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
+process, and no drawing process starts (to see what the drawing costs).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOWN: contextvars.ContextVar[tuple[int, int | None, int] | None] = contextvars.ContextVar(
+    "shown", default=None
+)
+
+
+class Trace:
+    def __init__(self, path: Path) -> None:
+        self.file = open(path, "a", buffering=1)  # noqa: SIM115  (lives as long as the bot)
+
+    def line(self, *parts: Any) -> None:
+        self.file.write(" ".join(str(p) for p in parts) + "\n")
+
+
+def instrument(trace: Trace) -> None:
+    import discord.http
+    import discord.webhook.async_
+
+    import bot.service.privacy as privacy
+
+    def shows(view_of: Any, public: bool) -> Any:
+        @functools.wraps(view_of)
+        def wrapper(table: Any, *args: Any, **kwargs: Any) -> Any:
+            seat = None if public else (args[0] if args else kwargs.get("seat"))
+            SHOWN.set((table.id, seat, table.move))
+            return view_of(table, *args, **kwargs)
+
+        return wrapper
+
+    privacy.public_view = shows(privacy.public_view, True)
+    privacy.seat_view = shows(privacy.seat_view, False)  # before the cogs import them
+
+    from bot.service.tables import service as tables
+
+    tables.NEXT_HAND_DELAY = 2.0
+
+    after_change = tables.TableService._after_change
+
+    @functools.wraps(after_change)
+    async def traced_change(self: Any, table: Any, before: Any, line: str) -> None:
+        now = time.monotonic()
+        seats = []
+        for player in table.players:
+            if player.computer or player.user_id is None:
+                continue
+            seat = table.seat_of_user(player.user_id)
+            if seat is not None and self.legal_for(table, seat):
+                seats.append(str(seat))
+        trace.line("E", table.id, table.move, int(bool(line)), f"{now:.4f}", ",".join(seats) or "-")
+        await after_change(self, table, before, line)
+
+    tables.TableService._after_change = traced_change  # type: ignore[method-assign]
+
+    def shown_by(request: Any, skip: Any) -> Any:
+        @functools.wraps(request)
+        async def traced(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
+            shown = SHOWN.get()
+            result = await request(self, route, *args, **kwargs)
+            if shown is not None and route.method in ("POST", "PATCH") and not skip(kwargs):
+                SHOWN.set(None)
+                table, seat, move = shown
+                where = "-" if seat is None else seat
+                trace.line("R", table, where, move, f"{time.monotonic():.4f}", route.method)
+            return result
+
+        return traced
+
+    def acknowledgement(kwargs: dict[str, Any]) -> bool:
+        """A deferral (callback type 5 or 6) shows nothing."""
+        payload = kwargs.get("payload")
+        return isinstance(payload, dict) and payload.get("type") in (5, 6)
+
+    discord.http.HTTPClient.request = shown_by(  # type: ignore[method-assign]
+        discord.http.HTTPClient.request, lambda kwargs: False
+    )
+    # Interaction callbacks and follow-ups (a DM updated in the answer to its click) go
+    # through the webhook adapter instead.
+    adapter = discord.webhook.async_.AsyncWebhookAdapter
+    adapter.request = shown_by(adapter.request, acknowledgement)  # type: ignore[method-assign]
+
+
+def stub_drawing() -> None:
+    """Every picture a 1x1 PNG drawn here, no drawing process."""
+    import io
+
+    from PIL import Image
+
+    from bot.drawing import Drawing
+
+    out = io.BytesIO()
+    Image.new("RGB", (1, 1)).save(out, "PNG")
+    tiny = out.getvalue()
+
+    async def draw(self: Any, kind: str, *args: Any, **kwargs: Any) -> bytes:
+        return tiny
+
+    Drawing.start = lambda self: None  # type: ignore[method-assign]
+    Drawing.draw = draw  # type: ignore[method-assign]
+
+
+def main(argv: list[str]) -> None:
+    port, database, token, trace_path = int(argv[0]), Path(argv[1]), argv[2], Path(argv[3])
+    sys.path.insert(0, str(ROOT))
+    from tests.e2e.launcher import guard_network, point_at_fake
+
+    guard_network()
+    point_at_fake(port)
+    if "--no-render" in argv:
+        stub_drawing()
+    instrument(Trace(trace_path))
+    import logging
+
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+    from bot.app import run
+    from bot.config import Settings
+
+    processes = os.environ.get("MAHJONG_DRAWING_PROCESSES")
+    run(
+        Settings(
+            token=token,
+            database=database,
+            dev_guild=None,
+            log_level="WARNING",
+            drawing_processes=int(processes) if processes else None,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
