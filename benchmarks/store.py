@@ -7,13 +7,14 @@ Side by side in one run, on fresh SQLite files (and PostgreSQL when a URL is giv
   ``INSERT``, ``COMMIT``, each a round trip to the connection's thread.
 - ``sqlite``: the store as it is (``bot/store/sqlite.py``): one statement per append, group
   committed by one writer, each append answered after its own commit.
-- ``postgres``: ``bot/store/postgres.py`` on ``--postgres URL`` (optional).
+- ``postgres``: ``bot/store/postgres.py`` on ``--postgres URL``, or ``--postgres auto`` for a
+  throwaway server started like the tests' (Debian's ``postgresql`` binaries).
 
 Each of ``--tables`` tables loops: append its next event, then do ``--work-ms`` of CPU on the
 event loop (the engine, the notifier: without it the loop is idle and round trips are free,
 which is not how a loaded bot looks). Reports appends/s and append latency p50/p99/max.
 
-    python benchmarks/store.py [--tables 400] [--seconds 5] [--work-ms 0.2] [--postgres URL]
+    python benchmarks/store.py [--tables 400] [--seconds 5] [--work-ms 0.2] [--postgres URL|auto]
 """
 
 from __future__ import annotations
@@ -134,12 +135,33 @@ async def run_store(target: Path | str, args: argparse.Namespace) -> dict:
         await store.close()
 
 
+async def run_on_own_server(args: argparse.Namespace) -> dict:
+    import asyncpg
+
+    from tests.store.postgres_server import HOW_TO_GET, PostgresServer, find_binaries
+
+    binaries = find_binaries()
+    if binaries is None:
+        raise SystemExit(HOW_TO_GET)
+    server = PostgresServer(binaries)
+    try:
+        server.start()
+        admin = await asyncpg.connect(server.url())
+        await admin.execute("CREATE DATABASE bench")
+        await admin.close()
+        return await run_store(server.url("bench"), args)
+    finally:
+        server.stop()
+
+
 async def run(args: argparse.Namespace) -> None:
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as folder:
         rows["before"] = await run_before(Path(folder), args)
         rows["sqlite"] = await run_store(Path(folder) / "after.sqlite3", args)
-    if args.postgres:
+    if args.postgres == "auto":
+        rows["postgres"] = await run_on_own_server(args)
+    elif args.postgres:
         rows["postgres"] = await run_store(args.postgres, args)
     print(
         f"{args.tables} tables, {args.seconds:g} s each, {args.work_ms:g} ms of loop work "

@@ -5,6 +5,7 @@ mahjong-bot doctor [--offline]     check the set-up; say what is wrong and how t
 mahjong-bot health                 exit 0 when the running bot is connected (Docker)
 mahjong-bot simulate --rules R --hands N --seed S
 mahjong-bot render-demo --out DIR
+mahjong-bot migrate-db --from SOURCE --to TARGET   copy a store (SQLite -> PostgreSQL)
 """
 
 from __future__ import annotations
@@ -57,10 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.doctor import health
 
         return health()
+    if args and args[0] == "migrate-db":
+        from bot.store.copy import main as migrate_main
+
+        return migrate_main(args[1:])
     if args and args[0] not in ("run",):
         print(
             "usage: mahjong-bot [run | doctor [--offline] | health | "
-            "simulate --rules R --hands N --seed S | render-demo --out DIR]",
+            "simulate --rules R --hands N --seed S | render-demo --out DIR | "
+            "migrate-db --from SOURCE --to TARGET]",
             file=sys.stderr,
         )
         return 2

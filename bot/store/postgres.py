@@ -101,6 +101,17 @@ class _Unit:
     async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         return await _batch(self.conn, statements)
 
+    async def copy_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Insert many rows at once with COPY (``migrate-db``)."""
+        try:
+            await self.conn.copy_records_to_table(
+                table, records=[tuple(r) for r in rows], columns=list(columns)
+            )
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise Conflict(f"{exc} {getattr(exc, 'detail', None) or ''}".strip()) from None
+
 
 class PostgresDatabase:
     """A PostgreSQL database through a pool of ``max_size`` connections."""

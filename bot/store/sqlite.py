@@ -58,6 +58,13 @@ def _run(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> Result:
         raise _conflict(exc) from None
 
 
+def _insert_many(conn: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    try:
+        conn.executemany(sql, rows)
+    except sqlite3.IntegrityError as exc:
+        raise _conflict(exc) from None
+
+
 def _fetchall(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Row]:
     return conn.execute(sql, params).fetchall()
 
@@ -168,6 +175,15 @@ class _Unit:
 
     async def batch(self, statements: Sequence[Statement]) -> list[Result]:
         return await self._thread.call(_batch, self._thread.conn, statements)
+
+    async def copy_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Insert many rows at once (``migrate-db``); names come from the schema itself."""
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        )
+        await self._thread.call(_insert_many, self._thread.conn, sql, rows)
 
 
 class SQLiteDatabase:
