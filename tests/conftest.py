@@ -157,6 +157,17 @@ async def empty_target(request: pytest.FixtureRequest, db_path: Path) -> AsyncIt
         await drop_postgres_database(server, url)
 
 
+@pytest.fixture
+async def postgres_url(request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """The URL of a fresh migrated PostgreSQL database (for a whole bot: end-to-end tests)."""
+    server = request.getfixturevalue("postgres_server")
+    url = await fresh_postgres_database(server)
+    try:
+        yield url
+    finally:
+        await drop_postgres_database(server, url)
+
+
 # The bot's data folder (bot/config.py) defaults to ~/.local/share/mahjong-bot: no test may
 # read or write the real one, and child processes inherit the same empty folder.
 def pytest_configure(config: pytest.Config) -> None:
