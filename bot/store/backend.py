@@ -17,8 +17,8 @@ one reader connection) and ``bot/store/postgres.py`` (asyncpg, a connection pool
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -115,8 +115,19 @@ class Holder:
             return held[0]
         return None
 
-    def hold(self, unit: Any) -> Any:
-        return self._var.set((unit, asyncio.current_task()))
+    def joinable(self, *, writes: bool) -> Any:
+        """The unit a new unit of the task joins (None: open one). A transaction cannot
+        join a read: the read's connection may not write."""
+        held = self.get()
+        if held is not None and writes and not held.writes:
+            raise StoreError("a transaction inside reading(): open the transaction first")
+        return held
 
-    def release(self, token: Any) -> None:
-        self._var.reset(token)
+    @contextmanager
+    def holding(self, unit: Any) -> Iterator[Any]:
+        """The task holds ``unit`` for the block."""
+        token = self._var.set((unit, asyncio.current_task()))
+        try:
+            yield unit
+        finally:
+            self._var.reset(token)

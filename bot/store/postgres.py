@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.store.backend import Conflict, Holder, Refused, Result, Row, Statement, StoreError
+from bot.store.backend import Conflict, Holder, Refused, Result, Row, Statement
 from bot.store.migrations import SCHEMA_MIGRATIONS, migrations
 
 # Keys of pg_advisory_xact_lock: the migrations, and the one lane of write transactions.
@@ -143,25 +143,19 @@ class PostgresDatabase:
     async def transaction(self) -> AsyncIterator[_Unit]:
         """One write transaction at a time on the database (see the module's docstring); a
         nested use in the same task joins the outer one."""
-        held = self.current()
+        held = self._holder.joinable(writes=True)
         if held is not None:
-            if not held.writes:
-                raise StoreError("a transaction inside reading(): open the transaction first")
             yield held
             return
         async with self._write_turn, self.pool.acquire() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock($1)", TRANSACTION_LOCK)
-            unit = _Unit(conn, writes=True)
-            token = self._holder.hold(unit)
-            try:
+            with self._holder.holding(_Unit(conn, writes=True)) as unit:
                 yield unit
-            finally:
-                self._holder.release(token)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[_Unit]:
         """One snapshot (read-only, repeatable read); inside a transaction: that one."""
-        held = self.current()
+        held = self._holder.joinable(writes=False)
         if held is not None:
             yield held
             return
@@ -169,12 +163,8 @@ class PostgresDatabase:
             self.pool.acquire() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            unit = _Unit(conn, writes=False)
-            token = self._holder.hold(unit)
-            try:
+            with self._holder.holding(_Unit(conn, writes=False)) as unit:
                 yield unit
-            finally:
-                self._holder.release(token)
 
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Result:
         """One statement, committed when it returns (or inside the task's transaction)."""

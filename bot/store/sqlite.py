@@ -229,16 +229,12 @@ class SQLiteDatabase:
     async def transaction(self) -> AsyncIterator[_Unit]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception); a nested use
         in the same task joins the outer transaction, which commits or rolls back the whole."""
-        held = self.current()
+        held = self._holder.joinable(writes=True)
         if held is not None:
-            if not held.writes:
-                raise StoreError("a transaction inside reading(): open the transaction first")
             yield held
             return
         async with self._write_turn:
-            unit = _Unit(self._writer, writes=True)
-            token = self._holder.hold(unit)
-            try:
+            with self._holder.holding(_Unit(self._writer, writes=True)) as unit:
                 await self._writer.call(_begin, self._writer.conn, "IMMEDIATE")
                 try:
                     yield unit
@@ -246,14 +242,12 @@ class SQLiteDatabase:
                     await self._writer.call(_end, self._writer.conn, False)
                     raise
                 await self._writer.call(_end, self._writer.conn, True)
-            finally:
-                self._holder.release(token)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[_Unit]:
         """A consistent read on the reader connection (inside a transaction: that one, so the
         task sees its own writes)."""
-        held = self.current()
+        held = self._holder.joinable(writes=False)
         if held is not None:
             yield held
             return
@@ -263,16 +257,12 @@ class SQLiteDatabase:
             return
         reader = self._reader
         async with self._read_turn:
-            unit = _Unit(reader, writes=False)
-            token = self._holder.hold(unit)
-            try:
+            with self._holder.holding(_Unit(reader, writes=False)) as unit:
                 await reader.call(_begin, reader.conn, "DEFERRED")
                 try:
                     yield unit
                 finally:
                     await reader.call(_end, reader.conn, True)
-            finally:
-                self._holder.release(token)
 
     # -- group commit ------------------------------------------------------------------------
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Result:
