@@ -336,3 +336,28 @@ async def test_a_batch_commits_together_or_not_at_all(db: Database) -> None:
         (1, "x"),
         (3, "pung-chow"),
     ]
+
+
+def test_a_migration_left_in_the_old_folder_is_refused_not_skipped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before the per-backend folders migrations sat in bot/store/migrations/ itself; one
+    landed there now would never run, so the runner refuses to start and says what to do."""
+    import shutil
+
+    import bot.store.migrations as package
+
+    copy = tmp_path / "migrations"
+    shutil.copytree(Path(package.__file__).parent, copy)
+    (copy / "0003_lifecycle.sql").write_text("CREATE TABLE x (id INTEGER)")
+
+    class Files:
+        @staticmethod
+        def files(_name: str) -> Path:
+            return copy
+
+    monkeypatch.setattr(package, "resources", Files)
+    with pytest.raises(RuntimeError, match="move each to sqlite/"):
+        migrations("sqlite")
+    (copy / "0003_lifecycle.sql").unlink()
+    assert [m.name for m in migrations("sqlite")] == [m.name for m in migrations("postgres")]

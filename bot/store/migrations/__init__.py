@@ -36,6 +36,12 @@ def migrations(backend: str) -> list[Migration]:
     must therefore not depend on one with a higher number."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}")
+    stray = sorted(e.name for e in resources.files(__name__).iterdir() if e.name.endswith(".sql"))
+    if stray:  # from before the per-backend folders: it would silently never run
+        raise RuntimeError(
+            f"migrations {stray} are in bot/store/migrations/: move each to sqlite/ and write "
+            "its twin in postgres/ (bot/store/README.md)"
+        )
     found = []
     for entry in resources.files(__name__).joinpath(backend).iterdir():
         match = _NAME.match(entry.name)
