@@ -12,7 +12,8 @@ Side by side in one run, on fresh SQLite files (and PostgreSQL when a URL is giv
 
 Each of ``--tables`` tables loops: append its next event, then do ``--work-ms`` of CPU on the
 event loop (the engine, the notifier: without it the loop is idle and round trips are free,
-which is not how a loaded bot looks). Reports appends/s and append latency p50/p99/max.
+which is not how a loaded bot looks), while one reader reads a table's events every 10 ms.
+Reports appends/s, append latency p50/p99/max, and the reader's latency p50/p99.
 
     python benchmarks/store.py [--tables 400] [--seconds 5] [--work-ms 0.2] [--postgres URL|auto]
 """
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +34,7 @@ from bot.store.database import open_database
 from bot.store.tables_repo import TablesRepository
 
 Append = Callable[[int, int], Awaitable[None]]
+Read = Callable[[int], Awaitable[object]]
 
 
 class Before:
@@ -64,6 +65,16 @@ class Before:
                 raise
             await self.db.execute("COMMIT")
 
+    async def read(self, table_id: int) -> object:
+        """A ``/stats``-like read: the old path read through the same connection and lock."""
+        async with (
+            self.lock,
+            self.db.execute(
+                "SELECT COUNT(*) FROM events WHERE table_id = ?", (table_id,)
+            ) as cursor,
+        ):
+            return await cursor.fetchone()
+
 
 def busy(ms: float) -> None:
     end = time.perf_counter() + ms / 1000
@@ -71,8 +82,18 @@ def busy(ms: float) -> None:
         pass
 
 
-async def load(append: Append, tables: list[int], seconds: float, work_ms: float) -> dict:
+def _ms(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return 1000 * values[int(q * (len(values) - 1))] if values else 0.0
+
+
+async def load(
+    append: Append, read: Read, tables: list[int], seconds: float, work_ms: float
+) -> dict:
+    """Every table appends in a loop; meanwhile one reader reads (as ``/stats`` or a restore
+    would) every 10 ms, and its latency says whether reads wait behind the writes."""
     latencies: list[float] = []
+    reads: list[float] = []
     stop = time.perf_counter() + seconds
 
     async def table(table_id: int) -> None:
@@ -85,15 +106,23 @@ async def load(append: Append, tables: list[int], seconds: float, work_ms: float
             busy(work_ms)
             await asyncio.sleep(0)
 
+    async def reader() -> None:
+        while time.perf_counter() < stop:
+            start = time.perf_counter()
+            await read(tables[len(reads) % len(tables)])
+            reads.append(time.perf_counter() - start)
+            await asyncio.sleep(0.01)
+
     began = time.perf_counter()
-    await asyncio.gather(*(table(t) for t in tables))
+    await asyncio.gather(reader(), *(table(t) for t in tables))
     elapsed = time.perf_counter() - began
-    latencies.sort()
     return {
         "appends_per_s": len(latencies) / elapsed,
-        "p50_ms": 1000 * statistics.median(latencies),
-        "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
-        "max_ms": 1000 * latencies[-1],
+        "p50_ms": _ms(latencies, 0.5),
+        "p99_ms": _ms(latencies, 0.99),
+        "max_ms": _ms(latencies, 1.0),
+        "read_p50_ms": _ms(reads, 0.5),
+        "read_p99_ms": _ms(reads, 0.99),
         "appends": len(latencies),
     }
 
@@ -113,7 +142,8 @@ async def run_before(folder: Path, args: argparse.Namespace) -> dict:
     await db.execute("PRAGMA journal_mode=WAL")
     await db.execute("PRAGMA synchronous=NORMAL")
     try:
-        return await load(Before(db).append, tables, args.seconds, args.work_ms)
+        before = Before(db)
+        return await load(before.append, before.read, tables, args.seconds, args.work_ms)
     finally:
         await db.close()
 
@@ -127,7 +157,10 @@ async def run_store(target: Path | str, args: argparse.Namespace) -> dict:
         async def append(table_id: int, seq: int) -> None:
             await repo.append_event(table_id, seq, "action", {})
 
-        out = await load(append, tables, args.seconds, args.work_ms)
+        async def read(table_id: int) -> object:
+            return await repo.events(table_id)
+
+        out = await load(append, read, tables, args.seconds, args.work_ms)
         if hasattr(store, "groups") and store.groups:
             out["per_commit"] = out["appends"] / store.groups
         return out
@@ -167,14 +200,19 @@ async def run(args: argparse.Namespace) -> None:
         f"{args.tables} tables, {args.seconds:g} s each, {args.work_ms:g} ms of loop work "
         "after each append"
     )
-    head = ("appends/s", "p50 ms", "p99 ms", "max ms", "per commit")
-    print(f"{'path':10} {head[0]:>10} {head[1]:>8} {head[2]:>8} {head[3]:>8} {head[4]:>11}")
+    head = ("appends/s", "p50 ms", "p99 ms", "max ms", "per commit", "read p50", "read p99")
+    print(
+        f"{'path':10} {head[0]:>10} {head[1]:>8} {head[2]:>8} {head[3]:>8} {head[4]:>11} "
+        f"{head[5]:>9} {head[6]:>9}"
+    )
     for name, r in rows.items():
         per = f"{r['per_commit']:.1f}" if "per_commit" in r else "1"
         print(
             f"{name:10} {r['appends_per_s']:10.0f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} "
-            f"{r['max_ms']:8.1f} {per:>11}"
+            f"{r['max_ms']:8.1f} {per:>11} {r['read_p50_ms']:9.1f} {r['read_p99_ms']:9.1f}"
         )
+    if args.postgres == "auto":
+        print("(postgres: a throwaway server with fsync off, on the same two cores)")
 
 
 def main(argv: list[str] | None = None) -> None:
