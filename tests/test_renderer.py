@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.rules.game import pending_seats
 from bot.rules.game import view as game_view
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.melds import Kind, Meld
@@ -37,7 +38,7 @@ from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, played_hand, sample_scores, sample_table
-from renderer.table_layout import layout_table
+from renderer.table_layout import TILE_W, layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
 MAX_BYTES = 200 * 1024
@@ -625,3 +626,27 @@ def test_a_losing_hand_is_never_called_a_draw(monkeypatch) -> None:
     assert "Hand over: nobody won" in texts and "A hand" in texts
     called = [t for t in texts if re.search(r"\bdraw\b|\bdrawn hand\b", t.lower())]
     assert not called, called
+
+
+@pytest.mark.parametrize("name", ["4 players", "3 players"])
+def test_a_discard_open_to_claims_is_drawn_large(name: str) -> None:
+    """In a claim window the discard lies outlined at the end of its owner's discards and
+    again, larger, in the header, on the channel's table and on the asked seat's table; the
+    public picture frames nobody as to play (who is asked is private)."""
+    states = [s for s in _played(name) if s.phase == "claim"]
+    assert states
+    for state in states[:5]:
+        asked = min(pending_seats(state))
+        for view in (game_view(state, None), game_view(state, asked)):
+            layout = layout_table(view)
+            seat, tile = view.last_discard
+            (big,) = [t for t in layout.tiles if t.role == "latest"]
+            assert big.tile == tile and big.width >= 1.5 * TILE_W
+            outlined = [t for t in layout.tiles if t.role == "discard" and t.outline]
+            assert [(t.seat, t.tile) for t in outlined] == [(seat, tile)]
+            assert layout.latest == (seat, len(view.seats[seat].discards) - 1)
+        image = png(render_table(game_view(state, None), NAMES)).convert("RGB")
+        for block in layout_table(game_view(state, None)).blocks:
+            x, y, _, h = block.region
+            edge = image.getpixel((x + 1, y + h // 2))
+            assert sum(abs(a - b) for a, b in zip(edge, style.GOLD, strict=True)) >= 30
