@@ -1,10 +1,10 @@
-"""Placing tiles and text: seat frames, a painter's-order scene, and text helpers.
+"""Placing tiles and text: frames, a painter's-order scene, and text helpers.
 
-A seat's tiles are laid out in its own frame, as the player sitting there sees them: ``u``
-runs along the row to the player's right, ``v`` away from the player towards the middle of
-the table. A :class:`Frame` maps that onto the image for each side of the table, and the
-:class:`Scene` pastes sprites from the top of the image down, so a tile's visible thickness
-is covered by the tile in front of it, as on a real table.
+A row of tiles is laid out in a frame: ``u`` runs along the row, ``v`` across it (up from the
+row's base in the hand and the score card; down from the top-left corner on the tables). A
+:class:`Frame` maps that onto the image, and the :class:`Scene` pastes sprites from the top
+of the image down, so a tile's visible thickness is covered by the tile in front of it, as on
+a real table.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ Rect = tuple[int, int, int, int]  # x, y, w, h on the image
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """A seat's frame: an origin on the image and the image directions of ``u`` and ``v``.
+    """A frame: an origin on the image and the image directions of ``u`` and ``v``.
 
-    ``rotation`` is how far (counter-clockwise, degrees) the seat's tiles are turned so that
-    they face their owner: 0 at the bottom, 90 on the right, 180 at the top, 270 on the left.
+    ``rotation`` is how far (counter-clockwise, degrees) the tiles laid in it are turned
+    (every picture lays them upright today: 0).
     """
 
     ox: float
@@ -33,18 +33,6 @@ class Frame:
     eu: tuple[int, int]
     ev: tuple[int, int]
     rotation: int
-
-    @classmethod
-    def for_side(cls, side: int, size_w: int, size_h: int) -> Frame:
-        """The frame of the seat on a side (0 bottom, 1 right, 2 top, 3 left) of an image,
-        with its origin at that player's left-hand corner."""
-        if side == 0:
-            return cls(0, size_h, (1, 0), (0, -1), 0)
-        if side == 1:
-            return cls(size_w, size_h, (0, -1), (-1, 0), 90)
-        if side == 2:
-            return cls(size_w, 0, (-1, 0), (0, 1), 180)
-        return cls(0, 0, (0, 1), (1, 0), 270)
 
     def point(self, u: float, v: float) -> tuple[float, float]:
         return (
