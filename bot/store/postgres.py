@@ -177,6 +177,13 @@ class PostgresDatabase:
         held = self.current()
         if held is not None:
             return await held.batch(statements)
+        # Like SQLite's group commit: once handed over, the write runs to its end even when
+        # the caller is cancelled meanwhile (it commits whole or fails whole, never half).
+        task = asyncio.ensure_future(self._batch_alone(statements))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return await asyncio.shield(task)
+
+    async def _batch_alone(self, statements: Sequence[Statement]) -> list[Result]:
         async with self.pool.acquire() as conn:
             return await _batch(conn, statements)
 

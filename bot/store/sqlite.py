@@ -278,6 +278,9 @@ class SQLiteDatabase:
         if held is not None:
             return await held.batch(statements)
         future: asyncio.Future[list[Result]] = asyncio.get_running_loop().create_future()
+        # A caller cancelled while waiting never reads its answer: mark it read, so an error
+        # is not logged as "never retrieved" (the caller's own task already ended).
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._pending.append((tuple(statements), future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="sqlite-group-commit")

@@ -361,3 +361,18 @@ def test_a_migration_left_in_the_old_folder_is_refused_not_skipped(
         migrations("sqlite")
     (copy / "0003_lifecycle.sql").unlink()
     assert [m.name for m in migrations("sqlite")] == [m.name for m in migrations("postgres")]
+
+
+async def test_a_write_whose_caller_is_cancelled_still_commits_whole(db: Database) -> None:
+    """A move's task cancelled while its event is being committed (the bot shutting down):
+    the write was handed over and commits or fails as a whole, never half."""
+    task = asyncio.create_task(db.write(INSERT, (1,)))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(500):  # wait for the group to end: a later write comes after it
+        if await scalar(db, "SELECT COUNT(*) FROM guild_settings WHERE guild_id = 1"):
+            break
+        await db.write("UPDATE guild_settings SET ruleset = ruleset WHERE guild_id = 0")
+    assert await scalar(db, "SELECT COUNT(*) FROM guild_settings WHERE guild_id = 1") == 1
