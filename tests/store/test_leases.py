@@ -163,3 +163,52 @@ async def test_a_takeover_in_the_middle_of_appends_splits_the_log_cleanly(
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     owners = [e.payload["by"] for e in events]
     assert owners == ["old"] * len(accepted) + ["new"] * 10
+
+
+async def test_lease_keepers_take_over_a_dead_process_s_tables_within_15_s(
+    processes: tuple[Process, Process], clock: FakeClock
+) -> None:
+    """Two keepers, one per process, ticking every TTL / 3 on the test's clock: the first
+    claims the open tables, the second none; the first stops ticking (it died), and the
+    second takes every table over at most TTL + TTL / 3 after the first's last heartbeat. When
+    the first comes back its tick tells it the tables are lost, and its writes are fenced."""
+    from bot.store.lease_keeper import LeaseKeeper
+
+    first, second = processes
+    tables = [await new_table(first, channel) for channel in (10, 11, 12)]
+    got: dict[str, list[int]] = {"first": [], "second": []}
+    lost: list[int] = []
+
+    def keeper(p: Process) -> LeaseKeeper:
+        async def acquired(lease) -> None:
+            got[p.name].append(lease.table_id)
+
+        async def gone(table_id: int) -> None:
+            lost.append(table_id)
+
+        return LeaseKeeper(p.leases, owner=p.name, ttl=9.0, on_acquired=acquired, on_lost=gone)
+
+    a, b = keeper(first), keeper(second)
+    await a.tick()
+    await b.tick()
+    assert got == {"first": tables, "second": []}
+    last_heartbeat = clock.t
+    for _ in range(10):  # the first process is dead: only the second ticks
+        clock.advance(b.ttl / 3)
+        await b.tick()
+        if got["second"]:
+            break
+    assert sorted(got["second"]) == tables
+    assert clock.t - last_heartbeat <= b.ttl + b.ttl / 3 <= 15
+    stale = a.lease(tables[0])
+    assert stale is not None
+    with pytest.raises(Fenced):
+        await first.tables.append_event(tables[0], 1, "join", {}, lease=stale)
+    await a.tick()  # back from the dead: it learns it lost them, and claims nothing
+    assert sorted(lost) == tables and a.leases == {}
+    lease = b.lease(tables[0])
+    assert lease is not None
+    await second.tables.append_event(tables[0], 1, "join", {}, lease=lease)
+    await b.stop()  # a clean stop gives the tables up at once
+    await a.tick()
+    assert sorted(got["first"]) == sorted(tables * 2)
