@@ -206,33 +206,10 @@ class ScoringService:
         return list(TOPICS.values())
 
     # -- /settle -----------------------------------------------------------------------------
-    async def propose_settlement(
-        self,
-        guild_id: int,
-        channel_id: int | None,
-        created_by: int,
-        ruleset: str | None,
-        players: Sequence[SettlePlayer],
-        winner: int | None,
-        *,
-        round_wind: int | str = 0,
-        options: Mapping[str, Any] | None = None,
-        source_key: str | None = None,
-    ) -> Settlement:
-        """Score a game played with real tiles and store it as a pending settlement
-        (:meth:`prepare_settlement`, then :meth:`store_settlement`)."""
-        proposal = await self.prepare_settlement(
-            guild_id,
-            channel_id,
-            created_by,
-            ruleset,
-            players,
-            winner,
-            round_wind=round_wind,
-            options=options,
-            source_key=source_key,
-        )
-        return await self.store_settlement(proposal)
+    async def propose_settlement(self, *args: Any, **kwargs: Any) -> Settlement:
+        """Score a game played with real tiles and store it as a pending settlement:
+        :meth:`prepare_settlement` (same arguments), then :meth:`store_settlement`."""
+        return await self.store_settlement(await self.prepare_settlement(*args, **kwargs))
 
     async def prepare_settlement(
         self,

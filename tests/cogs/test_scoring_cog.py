@@ -110,8 +110,12 @@ async def test_rules_answers_privately_with_a_button_to_share(discord_world, sta
 
 
 async def _propose(w, **options):
+    return await (await _propose_handle(w, **options)).reply()
+
+
+async def _propose_handle(w, **options):
     """Alice (East, 480) proposes a win over Bob (South, 64) and Carol (West, 272)."""
-    handle = await w.alice.slash(
+    return await w.alice.slash(
         w.channel,
         "settle",
         winner=w.alice,
@@ -123,7 +127,6 @@ async def _propose(w, **options):
         west_score="272",
         **options,
     )
-    return await handle.reply()
 
 
 def _settlement_id(message) -> int:
@@ -135,17 +138,7 @@ async def test_settle_counts_only_after_every_other_player_confirmed(
 ) -> None:
     w = discord_world
     bot = await start_bot()
-    handle = await w.alice.slash(
-        w.channel,
-        "settle",
-        winner=w.alice,
-        east=w.alice,
-        east_score="480",
-        south=w.bob,
-        south_score="64",
-        west=w.carol,
-        west_score="272",
-    )
+    handle = await _propose_handle(w)
     message = await handle.reply()
     [ping] = await handle.followups(1)
     assert w.bob.mention in ping.content and w.carol.mention in ping.content
