@@ -16,6 +16,7 @@ from .state import (
     MessageVersion,
     Perm,
     RoleRecord,
+    TimelineEntry,
     UserRecord,
 )
 from .world import World, build_world
@@ -35,6 +36,7 @@ __all__ = [
     "MessageVersion",
     "Perm",
     "RoleRecord",
+    "TimelineEntry",
     "UserRecord",
     "World",
     "build_world",

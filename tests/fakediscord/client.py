@@ -320,7 +320,12 @@ class FakeUser:
         )
         channel = self._channel(handle.record.channel_id)
         rec = await self.server.start_interaction(
-            user=self.record, channel=channel, type=5, data=data, source_message=source
+            user=self.record,
+            channel=channel,
+            type=5,
+            data=data,
+            source_message=source,
+            opened_by=handle.record,
         )
         return InteractionHandle(self.server, rec)
 

@@ -52,8 +52,7 @@ class FaultRule:
                 "retry_after": self.retry_after,
                 "global": self.is_global,
             }
-            if self.code:
-                body["code"] = self.code
+            body["code"] = self.code
             headers = {
                 # discord.py treats a 429 without a Via header as a Cloudflare ban and gives up.
                 "Via": "1.1 google",

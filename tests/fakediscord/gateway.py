@@ -5,6 +5,12 @@ heartbeats, RESUME with replay of the events missed while disconnected, INVALID_
 RECONNECT. Dispatches are numbered per session so RESUME can replay exactly what was missed.
 If the client asks for ``compress=zlib-stream`` the frames are zlib-compressed the way Discord
 does it; otherwise they are plain text.
+
+Sharding as on Discord: ``server.gateway.shard_count`` is what GET /gateway/bot recommends;
+a session that IDENTIFYs with ``shard: [id, count]`` gets READY with that ``shard`` and the
+guilds with ``(guild_id >> 22) % count == id``; each guild's events go to its shard, DMs
+(and DM interactions) to shard 0 only. Sessions of different processes may hold different
+shards at once.
 """
 
 from __future__ import annotations
@@ -103,17 +109,36 @@ class Gateway:
         self.allowed_privileged_intents = Intent.PRIVILEGED
         self.connections: list[GatewayConnection] = []
         self.sessions: dict[str, GatewaySession] = {}
-        self.current: GatewaySession | None = None
+        self.shard_count = 1  # what GET /gateway/bot recommends
+        self.shards: dict[int, GatewaySession] = {}  # the live session of each shard id
+        self.shards_in_use = 1  # the shard count the bot identified with
         # ("identify", session_id) / ("resume", session_id, seq) / ("invalid_session", ...) ...
         self.log: list[tuple[Any, ...]] = []
 
     # -- observation --------------------------------------------------------------------------
 
     @property
+    def current(self) -> GatewaySession | None:
+        """The session of shard 0 (the only one when the bot does not shard)."""
+        return self.shards.get(0)
+
+    def shard_of(self, guild_id: int | None) -> int:
+        """Which shard gets a guild's events; DMs go to shard 0."""
+        if guild_id is None:
+            return 0
+        return (int(guild_id) >> 22) % self.shards_in_use
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        return self.shards.get(self.shard_of(guild_id))
+
+    @property
     def connected(self) -> bool:
-        """True when a bot session is identified and its websocket is open."""
-        s = self.current
-        return s is not None and s.conn is not None and not s.conn.ws.closed
+        """True when every shard has an identified session with an open websocket."""
+        if len(self.shards) < self.shards_in_use:
+            return False
+        return all(
+            s.valid and s.conn is not None and not s.conn.ws.closed for s in self.shards.values()
+        )
 
     def count(self, kind: str) -> int:
         """How many times an entry kind (identify, resume, ...) appears in the log."""
@@ -126,13 +151,23 @@ class Gateway:
     # -- sending ------------------------------------------------------------------------------
 
     async def dispatch(
-        self, event: str, data: dict[str, Any], *, intent: int | None = None
+        self,
+        event: str,
+        data: dict[str, Any],
+        *,
+        intent: int | None = None,
+        session: GatewaySession | None = None,
     ) -> bool:
-        """Send a DISPATCH to the bot's session; buffered for RESUME while disconnected.
+        """Send a DISPATCH to the session of the shard it belongs to (by the data's guild;
+        DMs to shard 0), or to `session`; buffered for RESUME while disconnected.
 
         Returns False when the session's intents filter the event out or there is no session.
         """
-        session = self.current
+        if session is None:
+            guild_id = data.get("guild_id")
+            if guild_id is None and event.startswith("GUILD_"):
+                guild_id = data.get("id")
+            session = self.session_for(int(guild_id) if guild_id is not None else None)
         if session is None or not session.valid or not session.wants(intent):
             return False
         async with session.lock:
@@ -145,9 +180,9 @@ class Gateway:
 
     # -- faults -------------------------------------------------------------------------------
 
-    async def drop(self, code: int | None = None) -> None:
+    async def drop(self, code: int | None = None, *, shard: int = 0) -> None:
         """Cut the bot's websocket: abruptly (no close frame) or with a close code."""
-        session = self.current
+        session = self.shards.get(shard)
         if session is None or session.conn is None:
             raise AssertionError("drop_gateway(): the bot is not connected to the gateway")
         conn = session.conn
@@ -161,18 +196,18 @@ class Gateway:
         else:
             await conn.ws.close(code=code, message=b"fakediscord: dropped by test")
 
-    async def invalidate_session(self) -> None:
+    async def invalidate_session(self, *, shard: int = 0) -> None:
         """Forget the session and drop the socket, so the bot's RESUME gets INVALID_SESSION."""
-        session = self.current
+        session = self.shards.get(shard)
         if session is None:
             raise AssertionError("invalidate_session(): no gateway session")
         session.valid = False
         if session.conn is not None:
-            await self.drop(code=4000)
+            await self.drop(code=4000, shard=shard)
 
-    async def request_reconnect(self) -> None:
+    async def request_reconnect(self, *, shard: int = 0) -> None:
         """Send op 7 RECONNECT, which Discord uses before maintenance."""
-        session = self.current
+        session = self.shards.get(shard)
         if session is None or session.conn is None:
             raise AssertionError("request_reconnect(): the bot is not connected")
         await session.conn.send({"op": Op.RECONNECT, "d": None})
@@ -249,7 +284,7 @@ class Gateway:
             self.log.append(("presence", data))
             return
         if op == Op.REQUEST_MEMBERS:
-            await self._request_members(data or {})
+            await self._request_members(conn, data or {})
             return
         if op == 4:  # voice state update: nothing to do without voice
             self.log.append(("voice_state", data))
@@ -275,13 +310,30 @@ class Gateway:
             await conn.ws.close(code=4014, message=b"Disallowed intent(s).")
             return
         shard = data.get("shard")
+        if shard is not None and not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) for n in shard)
+            and 0 <= shard[0] < shard[1]
+        ):
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
+            return
+        if shard is None and self.shard_count > 1:
+            await conn.ws.close(code=4011, message=b"Sharding required.")
+            return
+        shard_id, count = shard if shard is not None else (0, 1)
         session = GatewaySession(
             id=secrets.token_hex(16), intents=intents, shard=list(shard) if shard else None
         )
-        if self.current is not None:
-            self.current.valid = False
+        if count != self.shards_in_use:
+            for old in self.shards.values():
+                old.valid = False  # re-sharded: every old session ends
+            self.shards = {}
+            self.shards_in_use = count
+        if shard_id in self.shards:
+            self.shards[shard_id].valid = False
         self.sessions[session.id] = session
-        self.current = session
+        self.shards[shard_id] = session
         conn.session = session
         session.conn = conn
         self.log.append(("identify", session.id))
@@ -304,9 +356,11 @@ class Gateway:
         }
         if session.shard is not None:
             ready["shard"] = session.shard
-        await self.dispatch("READY", ready)
+        await self.dispatch("READY", ready, session=session)
         for guild in guilds:
-            await self.dispatch("GUILD_CREATE", self.server.guild_create_payload(guild, intents))
+            await self.dispatch(
+                "GUILD_CREATE", self.server.guild_create_payload(guild, intents), session=session
+            )
         self.server.notify()
 
     def _guilds_for(self, session: GatewaySession) -> list[Any]:
@@ -330,7 +384,7 @@ class Gateway:
         if (
             session is None
             or not session.valid
-            or session is not self.current
+            or session is not self.shards.get((session.shard or [0])[0])
             or not isinstance(seq, int)
             or seq > session.seq
         ):
@@ -357,8 +411,8 @@ class Gateway:
         self.log.append(("resume", session.id, seq, len(missed)))
         self.server.notify()
 
-    async def _request_members(self, data: dict[str, Any]) -> None:
-        session = self.current
+    async def _request_members(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
+        session = conn.session
         if session is None:
             return
         if not session.intents & Intent.GUILD_MEMBERS:
@@ -377,4 +431,4 @@ class Gateway:
         }
         if data.get("nonce"):
             chunk["nonce"] = data["nonce"]
-        await self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+        await self.dispatch("GUILD_MEMBERS_CHUNK", chunk, session=session)

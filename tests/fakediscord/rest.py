@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
+from . import apispec
 from .lifecycle import ARCHIVE_DURATIONS
 from .state import (
     ChannelRecord,
@@ -68,7 +69,7 @@ class ApiError(Exception):
             # discord.py flattens `errors` into the HTTPException text, so the reasons show up
             # in the bot's traceback.
             body["errors"] = {
-                "fakediscord": {"_errors": [{"code": "FAKE", "message": d} for d in self.details]}
+                "fakediscord": {"_errors": [{"code": 50035, "message": d} for d in self.details]}
             }
         return body
 
@@ -77,11 +78,16 @@ def invalid_form(details: list[str]) -> ApiError:
     return ApiError(400, 50035, "Invalid Form Body", problem=True, details=details)
 
 
+RESPONSE_BODY = web.ResponseKey("fakediscord.body", object)  # the JSON body, for the spec check
+
+
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
     """JSON response with the bare `application/json` type (no charset), as Discord sends."""
     all_headers = {"Content-Type": "application/json"}
     all_headers.update(headers or {})
-    return web.Response(status=status, body=json.dumps(body).encode(), headers=all_headers)
+    response = web.Response(status=status, body=json.dumps(body).encode(), headers=all_headers)
+    response[RESPONSE_BODY] = body
+    return response
 
 
 def no_content() -> web.Response:
@@ -108,6 +114,9 @@ class RequestRecord:
     status: int = 0
     body: Any = None
     files: list[str] = field(default_factory=list)
+    limit_headers: dict[str, str] = field(default_factory=dict)
+    routed: bool = False  # the fake models the route (else it answered "unknown route")
+    has_body: bool = False
 
 
 @dataclass
@@ -210,6 +219,7 @@ class RestApi:
     def __init__(self, server: FakeDiscord) -> None:
         self.server = server
         self.state = server.state
+        self.spec_queue: list[tuple[Any, ...]] = []
         snow = r"(?P<{}>\d+)"
         token = r"(?P<token>[^/]+)"
         bot = "bot"
@@ -325,9 +335,65 @@ class RestApi:
             )
             # Not a 5xx: discord.py would retry those with growing sleeps (25 s in total).
             response = json_response(400, {"message": f"fakediscord crashed: {exc!r}", "code": 0})
+        for key, value in record.limit_headers.items():
+            response.headers.setdefault(key, value)
         record.status = response.status
+        if server.check_spec and record.routed:
+            self._check_spec(request, record, response)
+        server.invalid_requests.record(
+            response.status, request.method, path, response.headers.get("X-RateLimit-Scope")
+        )
         server.notify()
         return response
+
+    def _check_spec(
+        self, request: web.Request, record: RequestRecord, response: web.Response
+    ) -> None:
+        """Queue the request and the fake's answer for checking against Discord's OpenAPI
+        description. The check runs in `check_spec_queue()` (at the latest when the test
+        ends), off the request path: a schema check takes milliseconds, and the bot shares
+        the fake's event loop."""
+        body = record.body
+        if isinstance(body, dict) and set(body) == {"__list__"}:
+            body = body["__list__"]
+        self.spec_queue.append(
+            (
+                record.method,
+                record.path,
+                record.query,
+                body if record.has_body else None,
+                request.content_type,
+                response.status,
+                response.get(RESPONSE_BODY),
+            )
+        )
+
+    def check_spec_queue(self) -> None:
+        """Check every queued request and answer; violations become problems (one per
+        kind of request and reason)."""
+        spec = apispec.load()
+        queue, self.spec_queue = self.spec_queue, []
+        reported: set[tuple[str, str, str]] = set()
+        for method, path, query, body, content_type, status, sent in queue:
+            op = spec.operation(method, path)
+            where = f"{method} {path}"
+            if isinstance(op, str):
+                found = [("Discord's API spec", op)]
+            else:
+                found = [
+                    ("the bot's request breaks Discord's API spec", e)
+                    for e in spec.check_request(op, query, body, content_type)
+                ]
+                found += [
+                    ("the fake's answer breaks Discord's API spec", e)
+                    for e in spec.check_response(op, status, sent)
+                ]
+            for who, error in found:
+                template = op.template if not isinstance(op, str) else path
+                if (template, who, error) in reported:
+                    continue
+                reported.add((template, who, error))
+                self.server.problem(f"{where}: {who}: {error}")
 
     async def _route(self, request: web.Request, path: str, record: RequestRecord) -> web.Response:
         handler = None
@@ -353,19 +419,27 @@ class RestApi:
                     "code": 0,
                 },
             )
+        record.routed = True
         if auth == "bot":
             expected = f"Bot {self.state.token}"
             if request.headers.get("Authorization") != expected:
                 self.server.auth_failures.append(f"{request.method} {path}")
                 return json_response(401, {"message": "401: Unauthorized", "code": 0})
-        rule = self.server.faults.take(request.method, path)
-        if rule is not None:
-            await request.read()
-            status, body, headers = rule.response()
-            return json_response(status, body, headers)
+        record.has_body = request.body_exists
         body, uploads = await read_body(request)
         record.body = body
         record.files = [u.filename for u in uploads.values()]
+        # Interaction callbacks and interaction-token webhooks are outside the global limit.
+        verdict = self.server.rate_limits.check(
+            request.method, path, counts_globally=auth == "bot", body=body
+        )
+        record.limit_headers = verdict.headers
+        if verdict.refused:
+            return json_response(429, verdict.body())
+        rule = self.server.faults.take(request.method, path)
+        if rule is not None:
+            status, fault_body, headers = rule.response()
+            return json_response(status, fault_body, headers)
         call = Call(request, request.method, path, params, body, uploads)
         return await handler(call)
 
@@ -414,7 +488,7 @@ class RestApi:
             200,
             {
                 "url": self.server.gateway_url,
-                "shards": 1,
+                "shards": self.server.gateway.shard_count,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
@@ -425,7 +499,13 @@ class RestApi:
         )
 
     async def get_me(self, call: Call) -> web.Response:
-        me = {**self.state.bot_user.payload(), "verified": True, "mfa_enabled": False}
+        me = {
+            **self.state.bot_user.payload(),
+            "verified": True,
+            "mfa_enabled": False,
+            "locale": "en-US",
+            "premium_type": 0,
+        }
         return json_response(200, me)
 
     async def get_user(self, call: Call) -> web.Response:
@@ -465,10 +545,16 @@ class RestApi:
                 "team": None,
                 "verify_key": "0" * 64,
                 "flags": state.application_flags,
+                "flags_new": str(state.application_flags),
                 "tags": [],
                 "redirect_uris": [],
                 "interactions_endpoint_url": None,
+                "role_connections_verification_url": None,
                 "approximate_guild_count": len(state.guilds),
+                "approximate_user_install_count": 0,
+                "approximate_user_authorization_count": 0,
+                "explicit_content_filter": 0,
+                "eligible_oauth2_scopes": ["applications.commands", "bot"],
                 "integration_types_config": {"0": {}, "1": {}},
             },
         )
@@ -510,8 +596,8 @@ class RestApi:
             out.setdefault("options", [])
         if guild_id is not None:
             out["guild_id"] = str(guild_id)
-        else:
-            out.setdefault("integration_types", [0])
+        if out.get("integration_types") is None:
+            out["integration_types"] = [0]  # Discord's default: installed to a guild
         return out
 
     async def get_commands(self, call: Call) -> web.Response:
@@ -975,21 +1061,18 @@ class RestApi:
         rec.callback_data = data
         if not call.flag("with_response"):
             return no_content()
-        info: dict[str, Any] = {
-            "id": str(rec.id),
-            "type": rec.type,
-            "activity_instance_id": None,
-            "response_message_id": str(rec.original_message_id)
-            if rec.original_message_id and kind in (4, 5, 7)
-            else None,
-            "response_message_loading": kind == 5,
-            "response_message_ephemeral": ephemeral,
-        }
+        # Discord describes the created or updated message (types 4 and 7) as the resource;
+        # a defer (5, 6) has none, and only a response that made a message names it.
+        info: dict[str, Any] = {"id": str(rec.id), "type": rec.type, "activity_instance_id": None}
+        if rec.original_message_id and kind in (4, 5, 7):
+            info.update(
+                response_message_id=str(rec.original_message_id),
+                response_message_loading=kind == 5,
+                response_message_ephemeral=ephemeral,
+            )
         body: dict[str, Any] = {"interaction": info}
-        if message is not None:
+        if message is not None and kind in (4, 7):
             body["resource"] = {"type": kind, "message": message.payload()}
-        elif kind == 6:
-            body["resource"] = {"type": kind}
         return json_response(200, body)
 
     def _webhook_interaction(self, call: Call) -> InteractionRecord:

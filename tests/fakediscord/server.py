@@ -13,6 +13,7 @@ import contextlib
 import copy
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
@@ -22,7 +23,9 @@ from .client import FakeUser
 from .faults import FaultInjector, FaultRule
 from .gateway import Gateway, Intent
 from .lifecycle import Lifecycle
+from .ratelimits import InvalidRequests, RateLimiter
 from .rest import (
+    ApiError,
     RequestRecord,
     RestApi,
     Upload,
@@ -43,8 +46,10 @@ from .state import (
     MessageFlag,
     MessageRecord,
     RoleRecord,
+    TimelineEntry,
     UserRecord,
     iso_now,
+    stored_components,
 )
 from .validation import check_message
 
@@ -80,12 +85,25 @@ class FakeDiscord:
         self.lifecycle = Lifecycle(self)
         self.interaction_timeout = 3.0
         self.interaction_token_lifetime = 15 * 60.0
+        # Discord's upload limits for a guild without boosts (the interaction payload's
+        # `attachment_size_limit` says the same): 10 MiB per file, 25 MiB per request.
+        self.attachment_size_limit = 10 * 1024 * 1024
+        self.max_request_size = 25 * 1024 * 1024
+        self.rate_limits = RateLimiter()
+        # Check every request and answer against Discord's OpenAPI description (apispec.py).
+        self.check_spec = True
+        self.invalid_requests = InvalidRequests()
+        # At most this many 401/403/429 answers in any 10 minutes (1% of Discord's ban
+        # threshold of 10,000), checked at teardown; see ratelimits.py.
+        self.invalid_request_limit = 100
         self.clock_offset = 0.0
         self.problems: list[str] = []
         self.unknown_routes: list[str] = []
         self.auth_failures: list[str] = []
         self.requests: list[RequestRecord] = []
         self.typing: list[int] = []
+        # every message created, edited or deleted, in order (see `timeline_for`)
+        self.timeline: list[TimelineEntry] = []
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._patches: contextlib.ExitStack | None = None
@@ -178,14 +196,21 @@ class FakeDiscord:
         self.problem(f"unknown route: {method} {path}")
 
     def take_problems(self) -> list[str]:
-        """Return and clear recorded problems, for tests that provoke them on purpose."""
+        """Return and clear recorded problems, for tests that provoke them on purpose
+        (requests so far are first checked against Discord's API spec)."""
+        self.rest.check_spec_queue()
         problems, self.problems = self.problems, []
         self.unknown_routes.clear()
         return problems
 
     def check(self) -> None:
         """Raise AssertionError listing every recorded problem and never-fired fault."""
+        self.rest.check_spec_queue()
         lines = list(self.problems)
+        try:
+            self.invalid_requests.assert_under(self.invalid_request_limit)
+        except AssertionError as err:
+            lines.append(str(err))
         lines += [
             f"fault armed but never fired: {r.method} {r.pattern.pattern} ({r.hits}/{r.times})"
             for r in self.faults.pending()
@@ -386,17 +411,17 @@ class FakeDiscord:
             method, path_regex, status=status, retry_after=retry_after, times=times, **kwargs
         )
 
-    async def drop_gateway(self, code: int | None = None) -> None:
+    async def drop_gateway(self, code: int | None = None, *, shard: int = 0) -> None:
         """Cut the bot's gateway connection (abruptly when code is None); it should RESUME."""
-        await self.gateway.drop(code)
+        await self.gateway.drop(code, shard=shard)
 
-    async def invalidate_session(self) -> None:
+    async def invalidate_session(self, *, shard: int = 0) -> None:
         """Forget the bot's session and drop it: the RESUME gets INVALID_SESSION."""
-        await self.gateway.invalidate_session()
+        await self.gateway.invalidate_session(shard=shard)
 
-    async def request_reconnect(self) -> None:
+    async def request_reconnect(self, *, shard: int = 0) -> None:
         """Send the gateway RECONNECT opcode."""
-        await self.gateway.request_reconnect()
+        await self.gateway.request_reconnect(shard=shard)
 
     # -- payloads shared by REST and gateway -----------------------------------------------------
 
@@ -499,7 +524,33 @@ class FakeDiscord:
         for index in sorted(uploads):
             if index not in used:
                 result.append(self._new_attachment(channel, uploads[index], {}, ephemeral))
+        for att in result:
+            if att.description is not None and len(att.description) > 1024:
+                errors.append(
+                    f"attachments: {att.filename} has a description (alt text) of "
+                    f"{len(att.description)} characters, the limit is 1024"
+                )
+        self._check_upload_sizes(uploads)
         return result, errors
+
+    def _check_upload_sizes(self, uploads: dict[int, Upload]) -> None:
+        """Discord refuses a file over the guild's upload limit, or a request over 25 MiB,
+        with 413 "Request entity too large" (code 40005)."""
+        too_big = [u for u in uploads.values() if len(u.data) > self.attachment_size_limit]
+        total = sum(len(u.data) for u in uploads.values())
+        if too_big or total > self.max_request_size:
+            names = ", ".join(f"{u.filename} ({len(u.data)} bytes)" for u in too_big)
+            raise ApiError(
+                413,
+                40005,
+                "Request entity too large",
+                problem=True,
+                details=[
+                    f"files over the {self.attachment_size_limit}-byte limit: {names}"
+                    if too_big
+                    else f"{total} bytes of files, over {self.max_request_size}"
+                ],
+            )
 
     def _new_attachment(
         self, channel: ChannelRecord, upload: Upload, entry: dict[str, Any], ephemeral: bool
@@ -593,7 +644,7 @@ class FakeDiscord:
             author=author,
             content=body.get("content") or "",
             embeds=embeds,
-            components=copy.deepcopy(body.get("components") or []),
+            components=stored_components(body.get("components") or []),
             attachments=attachments,
             flags=flags,
             type=msg_type,
@@ -613,10 +664,40 @@ class FakeDiscord:
         self._register(channel, attachments)
         channel.messages.append(msg)
         self.state.messages[msg.id] = msg
+        self._log_change("create", msg)
         if not ephemeral:
             await self._dispatch_message("MESSAGE_CREATE", msg)
         self.notify()
         return msg
+
+    def _log_change(self, kind: str, msg: MessageRecord) -> None:
+        self.timeline.append(
+            TimelineEntry(
+                seq=len(self.timeline),
+                at=time.time(),
+                kind=kind,
+                message=msg,
+                version=msg.snapshot(by_interaction_id=None),
+            )
+        )
+
+    def timeline_for(self, user: UserLike) -> list[TimelineEntry]:
+        """The changes `user`'s client shows, in order: in the channels and threads they can
+        see (others' ephemerals excluded) and in their DMs with the bot."""
+        record = self._user_record(user)
+        out = []
+        for entry in self.timeline:
+            msg = entry.message
+            if msg.visible_to is not None and msg.visible_to != record.id:
+                continue
+            channel = self.state.channels[msg.channel_id]
+            if channel.is_dm:
+                if channel.recipient is None or channel.recipient.id != record.id:
+                    continue
+            elif not self.state.can_see_channel(record.id, channel):
+                continue
+            out.append(entry)
+        return out
 
     async def edit_message(
         self,
@@ -641,7 +722,9 @@ class FakeDiscord:
         errors += check_message(body, n_attachments=len(attachments), editing=True)
         content = (body.get("content") or "") if "content" in body else msg.content
         components = (
-            copy.deepcopy(body.get("components") or []) if "components" in body else msg.components
+            stored_components(body.get("components") or [])
+            if "components" in body
+            else msg.components
         )
         if not (content or embeds or components or attachments):
             errors.append("Cannot send an empty message (code 50006)")
@@ -662,6 +745,7 @@ class FakeDiscord:
             msg.flags = keep | (int(body["flags"]) & EDIT_FLAGS)
         msg.flags &= ~MessageFlag.LOADING
         self._register(channel, attachments)
+        self._log_change("edit", msg)
         if not msg.ephemeral:
             await self._dispatch_message("MESSAGE_UPDATE", msg)
         self.notify()
@@ -669,6 +753,7 @@ class FakeDiscord:
 
     async def delete_message(self, msg: MessageRecord) -> None:
         """Delete a message (kept in state with `deleted=True` so tests can still inspect it)."""
+        self._log_change("delete", msg)
         msg.deleted = True
         if not msg.ephemeral:
             channel = self.state.channels[msg.channel_id]
@@ -712,7 +797,7 @@ class FakeDiscord:
         payload = msg.payload()
         if msg.member is not None:
             payload["member"] = msg.member.payload(with_user=False)
-        session = self.gateway.current
+        session = self.gateway.session_for(msg.guild_id)
         bot_id = self.state.bot_user.id
         can_read = (
             msg.author.id == bot_id
@@ -736,9 +821,11 @@ class FakeDiscord:
         type: int,
         data: dict[str, Any],
         source_message: MessageRecord | None = None,
+        opened_by: InteractionRecord | None = None,
     ) -> InteractionRecord:
         """Create an interaction and send INTERACTION_CREATE to the bot."""
-        if self.gateway.current is None or not self.gateway.current.valid:
+        session = self.gateway.session_for(channel.guild_id)
+        if session is None or not session.valid:
             raise AssertionError("the bot has no gateway session; start it before interacting")
         rec = InteractionRecord(
             id=self.state.snowflakes.next(),
@@ -750,6 +837,7 @@ class FakeDiscord:
             data=data,
             created_at=self.loop_time(),
             source_message_id=source_message.id if source_message else None,
+            opened_by=opened_by,
         )
         self.state.interactions[rec.id] = rec
         self.state.interactions_by_token[rec.token] = rec
@@ -778,7 +866,7 @@ class FakeDiscord:
             "app_permissions": str(bot_perms),
             "entitlements": [],
             "entitlement_sku_ids": [],
-            "attachment_size_limit": 10 * 1024 * 1024,
+            "attachment_size_limit": self.attachment_size_limit,
             "channel_id": str(channel.id),
             "channel": {**channel.payload(), "permissions": str(user_perms)},
             "authorizing_integration_owners": (

@@ -127,6 +127,11 @@ class UserRecord:
             "bot": self.bot,
             "public_flags": 0,
             "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "avatar_decoration_data": None,
+            "collectibles": None,
+            "primary_guild": None,
         }
 
 
@@ -184,6 +189,9 @@ class MemberRecord:
             "deaf": False,
             "mute": False,
             "flags": 0,
+            "banner": None,
+            "avatar_decoration_data": None,
+            "collectibles": None,
             "pending": False,
             "communication_disabled_until": None,
         }
@@ -245,6 +253,18 @@ class MessageVersion:
     replaced_by_interaction_id: int | None
 
 
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One change a Discord client would show, in the order the fake made them: a message
+    created, edited or deleted, with the message's state after the change."""
+
+    seq: int
+    at: float  # time.time()
+    kind: str  # "create", "edit" or "delete"
+    message: MessageRecord
+    version: MessageVersion  # the state after the change (before it, for a delete)
+
+
 def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every component in a message, depth first, including v2 containers and accessories."""
     found: list[dict[str, Any]] = []
@@ -263,6 +283,29 @@ def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 INTERACTIVE_TYPES = {2, 3, 5, 6, 7, 8}
+
+
+def stored_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Components as Discord stores and returns them: every component gets the numeric
+    `id` Discord assigns (1, 2, ... in tree order, unless the sender chose one), emoji ids
+    are strings and a unicode emoji has no id."""
+    out = copy.deepcopy(components)
+    taken = {c["id"] for c in walk_components(out) if isinstance(c.get("id"), int)}
+    next_id = 1
+    for comp in walk_components(out):
+        if not isinstance(comp.get("id"), int):
+            while next_id in taken:
+                next_id += 1
+            comp["id"] = next_id
+            taken.add(next_id)
+        emojis = [comp.get("emoji")] + [o.get("emoji") for o in comp.get("options") or []]
+        for emoji in emojis:
+            if isinstance(emoji, dict):
+                if emoji.get("id") is None:
+                    emoji.pop("id", None)  # a unicode emoji: Discord answers with its name only
+                else:
+                    emoji["id"] = str(emoji["id"])
+    return out
 
 
 @dataclass(eq=False)
@@ -611,6 +654,7 @@ class InteractionRecord:
     modal: dict[str, Any] | None = None
     autocomplete_choices: list[dict[str, Any]] | None = None
     ephemeral_defer: bool = False
+    opened_by: InteractionRecord | None = None  # for a modal submit: what opened the modal
 
     @property
     def acknowledged(self) -> bool:
@@ -628,8 +672,10 @@ class InteractionRecord:
         if self.type == 2:
             meta["name"] = self.data.get("name", "")
             meta["command_type"] = self.data.get("type", 1)
-        if self.source_message_id is not None:
+        if self.source_message_id is not None and self.type == 3:
             meta["interacted_message_id"] = str(self.source_message_id)
+        if self.type == 5 and self.opened_by is not None:
+            meta["triggering_interaction_metadata"] = self.opened_by.metadata()
         return meta
 
 
