@@ -47,8 +47,8 @@ COGS = ("cogs.scoring", "cogs.ledger", "cogs.table", "cogs.help")
 HEARTBEAT_SECONDS = 20.0
 #: Shut-down budget (Docker sends SIGKILL 10 s after SIGTERM; the goal is 5 s): the queued
 #: Discord updates, then the drawing processes.
-FLUSH_SECONDS = 2.0
-DRAWING_CLOSE_SECONDS = 1.5
+FLUSH_SECONDS = 1.5
+DRAWING_CLOSE_SECONDS = 1.0
 
 
 SERVER_CONTEXTS = app_commands.AppCommandContext(
@@ -178,8 +178,13 @@ class MahjongBot(commands.Bot):
 
     async def _flush_notifier(self, seconds: float) -> None:
         """Give the table messages and DMs queued for Discord ``seconds`` to be sent; what is
-        left then (the tile emoji upload, say) is cancelled. Players see the latest state
-        again when the bot comes back ("The bot restarted; the table resumes.")."""
+        left then is cancelled. Players see the latest state again when the bot comes back
+        ("The bot restarted; the table resumes."). The tile emoji upload (the notifier's task
+        named ``tile-emojis``) is no player's update: it stops at once and goes on at the next
+        start, where it skips the emojis already uploaded."""
+        for task in asyncio.all_tasks():
+            if task.get_name() == "tile-emojis":
+                task.cancel()
         notifier = getattr(getattr(self.services, "tables", None), "notifier", None)
         drain = getattr(notifier, "drain", None)
         if drain is None:
@@ -275,6 +280,14 @@ async def serve(settings: Settings) -> int:
                 if stopping.is_set():
                     return 0
                 raise StartupError(f"cannot reach Discord: {exc}") from exc
+            except discord.HTTPException as exc:
+                if bot.reported_ready:
+                    raise  # not a start-up failure: a bug, with its traceback
+                log.debug("start-up request refused", exc_info=exc)
+                raise StartupError(
+                    f"Discord refused a start-up request ({exc.status}): {exc.text or exc} "
+                    "(LOG_LEVEL=DEBUG shows the request)"
+                ) from exc
     finally:
         # The whole shut-down, to its end: leaving ``async with`` waits only for
         # discord.py's part, and asyncio.run would cancel the rest (the database's close).

@@ -55,6 +55,19 @@ async def test_a_refused_token_ends_the_process_with_one_line(fake_discord, tmp_
     print(line)
 
 
+async def test_discord_refusing_the_command_sync_ends_the_process_with_one_line(
+    fake_discord, tmp_path
+) -> None:
+    rule = fake_discord.fail_next(
+        "PUT", r"/applications/\d+/commands", status=403, code=50001, message="Missing Access"
+    )
+    bot = BotProcess(fake_discord, tmp_path / "db.sqlite3", tmp_path)
+    await bot.start()
+    line = await ends_with_one_line(bot, "Discord refused a start-up request (403)", "Missing")
+    assert rule.hits == 1
+    print(line)
+
+
 async def test_a_garbage_database_ends_the_process_with_one_line(fake_discord, tmp_path) -> None:
     db = tmp_path / "db.sqlite3"
     db.write_bytes(b"this is not a database, it is a shopping list\n" * 100)
