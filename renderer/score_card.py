@@ -26,11 +26,11 @@ from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_it
 from renderer.tile_cache import depth
 
 WIND_NAMES = ("East", "South", "West", "North")
-WIDTH = 800
+WIDTH = 600  # shown ~400 px wide in Discord: text stays ~11 px there
 MARGIN = 18
 TILE_W = 36
 GAP = 12
-LINE = 19
+LINE = 22
 HEAD = 40
 CAPTION = 22
 
@@ -96,8 +96,8 @@ def _lines_height(lines: list[tuple[list[Placed], float]]) -> int:
     return sum(line_height(items) + depth(TILE_W) + CAPTION for items, _ in lines)
 
 
-ROW_FONT = (REGULAR, 15)
-VALUE_FONT = (BOLD, 15)
+ROW_FONT = (REGULAR, 17)
+VALUE_FONT = (BOLD, 17)
 COLUMN_GAP = 20
 INDENT = 14
 
@@ -130,11 +130,19 @@ def _row_layout(
 ) -> tuple[list[tuple[float, float, list[str], str, float]], int]:
     """Where each score line goes: (x, y offset, wrapped name lines, value, value's right
     edge), and the height of them all. Two columns when there are more than three lines."""
-    two_cols = len(rows) > 3
     inner = width - 2 * MARGIN
-    col_w = (inner - COLUMN_GAP) / 2 if two_cols else inner
-    per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
     f_name, f_val = font(*ROW_FONT), font(*VALUE_FONT)
+    half = (inner - COLUMN_GAP) / 2
+
+    def fits(name: str, value: str, col_w: float) -> bool:
+        room = col_w - 8 - (f_val.getlength(value) + 14 if value else 0)
+        return f_name.getlength(latin_safe(name)) <= room - INDENT
+
+    # Two columns only when every line fits in one without wrapping: a card read on a phone
+    # is easier in one column of whole lines than in two of broken ones.
+    two_cols = len(rows) > 3 and all(fits(n, v, half) for n, v in rows)
+    col_w = half if two_cols else inner
+    per_col = (len(rows) + 1) // 2 if two_cols else len(rows)
     placed = []
     heights = [0, 0]
     for i, (name, value) in enumerate(rows):
@@ -337,11 +345,30 @@ def _payment_layout(
     amount_right = MARGIN + width * 0.5
     room = width - MARGIN - (amount_right + 14)
     out = []
+    f_amount = font(*VALUE_FONT)
     for p in payments:
-        who = f"{_name(names, p.payer)} → {_name(names, p.payee)}"
+        amount = str(p.amount)
+        who = _who_pays(
+            _name(names, p.payer),
+            _name(names, p.payee),
+            f,
+            amount_right - f_amount.getlength(amount) - 16 - MARGIN,
+        )
         reason = wrap_whole(p.reason, f, room) if p.reason else [""]
-        out.append((who, str(p.amount), reason))
+        out.append((who, amount, reason))
     return out
+
+
+def _who_pays(payer: str, payee: str, f: ImageFont.FreeTypeFont, room: float) -> str:
+    """ "payer → payee" in ``room`` pixels: when it does not fit, each name is shortened to
+    half the room, so both stay readable (never the payee cut away)."""
+    whole = f"{payer} → {payee}"
+    if f.getlength(latin_safe(whole)) <= room:
+        return whole
+    names_room = room - f.getlength(" → ")
+    payee_room = min(f.getlength(latin_safe(payee)), names_room / 2)
+    payee_text = ellipsize(payee, f, payee_room)
+    return f"{ellipsize(payer, f, names_room - f.getlength(payee_text))} → {payee_text}"
 
 
 def _payments(
@@ -358,8 +385,7 @@ def _payments(
         return
     amount_right = MARGIN + width * 0.5
     for who, amount, reason in paid:
-        room = amount_right - f_amount.getlength(amount) - 16 - MARGIN
-        d.text((MARGIN, y), ellipsize(who, f, room), font=f, fill=style.TEXT)
+        d.text((MARGIN, y), who, font=f, fill=style.TEXT)
         d.text((amount_right, y), amount, font=f_amount, fill=style.GOLD, anchor="ra")
         for k, text in enumerate(reason):
             if text:
