@@ -48,7 +48,7 @@ HEARTBEAT_SECONDS = 20.0
 #: Shut-down budget (Docker sends SIGKILL 10 s after SIGTERM; the goal is 5 s): the queued
 #: Discord updates, then the drawing processes.
 FLUSH_SECONDS = 1.5
-DRAWING_CLOSE_SECONDS = 1.0
+DRAWING_CLOSE_SECONDS = 2.0
 
 
 SERVER_CONTEXTS = app_commands.AppCommandContext(
@@ -168,8 +168,8 @@ class MahjongBot(commands.Bot):
         await super().close()
         try:
             await asyncio.wait_for(self.drawing.close(), DRAWING_CLOSE_SECONDS)
-        except TimeoutError:
-            log.warning("the drawing processes did not stop in time; they end with the bot")
+        except TimeoutError:  # cancelled: the processes still drawing were killed
+            log.info("stopped the drawing processes that were still drawing")
         if self.db is not None:
             await self.db.close()
             self.db = None
