@@ -2,7 +2,7 @@
 
 Both are drawn from :func:`renderer.table_layout.layout_table` (where each tile goes; the
 tests measure that very layout): a header with the round, whose turn it is, the latest
-discard drawn large (what a claim is about) and the wall count as a number; then a block per
+discard drawn large (what a claim is about), on the channel's table the wall count; then a block per
 seat with its name plate, its hidden hand as small backs, its exposed sets and flowers and its
 discards; a seat's table ends with the viewer's hand, large. The seat to play has a gold
 frame and says "to play"; the latest discard is outlined in orange where it lies, claimed
@@ -32,6 +32,7 @@ from renderer.table_layout import (
     BIG_W,
     HEADER_H,
     MARGIN,
+    WALL_W,
     WIDTH,
     BlockContent,
     SeatBlock,
@@ -106,7 +107,7 @@ class HeaderPicture:
     turn: str
     tail: str
     action: str
-    wall: int
+    wall: int | None  # None: not shown (a seat's table)
     latest: tuple[float, float] | None  # where the latest discard goes
     who: str
 
@@ -124,7 +125,14 @@ def _header_picture(view: TableView, names: Sequence[str], layout: TableLayout) 
         seat = layout.latest[0]
         who = "yours" if seat == view.viewer else _name(names, seat)
     return HeaderPicture(
-        view.round_wind % 4, title, turn, tail, view.last_action, view.wall_remaining, latest, who
+        view.round_wind % 4,
+        title,
+        turn,
+        tail,
+        view.last_action,
+        view.wall_remaining if view.viewer is None else None,
+        latest,
+        who,
     )
 
 
@@ -135,7 +143,9 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
     r = 20
     _wind_badge(d, MARGIN + 4 + r, 16 + r, r, pic.round_wind)
     x = MARGIN + 2 * r + 16
-    right = WIDTH - MARGIN - 80 - (BIG_W + 16 if pic.latest is not None else 0)
+    right = WIDTH - MARGIN - (WALL_W + 2 if pic.wall is not None else 0)
+    if pic.latest is not None:
+        right = pic.latest[0] - 16
     f = font(BOLD, 21)
     d.text((x, 14), ellipsize(pic.title, f, right - x), font=f, fill=style.TEXT)
     if pic.turn or pic.tail:
@@ -146,10 +156,11 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
         f = font(REGULAR, 16)
         action = ellipsize(pic.action, f, right - MARGIN - 4)
         d.text((MARGIN + 4, 82), action, font=f, fill=style.TEXT_DIM)
-    # The wall as a number: the ring of stacks cost a third of the image.
-    cx = WIDTH - MARGIN - 40
-    d.text((cx, 48), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
-    d.text((cx, 74), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
+    if pic.wall is not None:
+        # The wall as a number: the ring of stacks cost a third of the image.
+        cx = WIDTH - MARGIN - WALL_W / 2
+        d.text((cx, 48), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
+        d.text((cx, 74), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
     if pic.latest is not None:
         bx, by = pic.latest
         f = font(BOLD, 13)

@@ -45,6 +45,7 @@ TILE_W = 38  # discards, sets, flowers: 25.3 px when the image is shown 400 px w
 BACK_W = 16  # a hidden hand's backs: its size is public, its tiles are not
 BIG_W = 60  # the latest discard in the header: what a claim is about
 HEADER_H = 120
+WALL_W = 78  # the wall count at the right of the channel's header
 PLATE_W = 112
 PAD = 6
 BLOCK_GAP = 6
@@ -480,7 +481,10 @@ def layout_table(view: TableView) -> TableLayout:
     if latest is not None:
         seat, index = latest
         tile = seats[seat].discards[index]
-        tiles.append(TileBox(tile, WIDTH - MARGIN - 78 - BIG_W, 22, BIG_W, "latest", seat))
+        # The channel's header ends with the wall count; a seat's has none (the DM's text
+        # gives it, so the picture need not change when only the wall does).
+        right = WALL_W if own is None else 12
+        tiles.append(TileBox(tile, WIDTH - MARGIN - right - BIG_W, 22, BIG_W, "latest", seat))
     return TableLayout(
         width=WIDTH,
         height=round(y),

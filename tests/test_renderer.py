@@ -648,3 +648,15 @@ def test_a_discard_open_to_claims_is_drawn_large(name: str) -> None:
             x, y, _, h = block.region
             edge = image.getpixel((x + 1, y + h // 2))
             assert sum(abs(a - b) for a, b in zip(edge, style.GOLD, strict=True)) >= 30
+
+
+def test_only_the_channel_shows_the_wall_count() -> None:
+    """A DM picture does not change when only the wall count does (the DM's text says it),
+    so a message need not be re-uploaded for it; the channel's table shows the number."""
+    state = _played("4 players")[40]
+    mine = game_view(state, state.turn)
+    fewer = replace(mine, wall_remaining=mine.wall_remaining - 7)
+    assert render_seat_table(fewer, NAMES) == render_seat_table(mine, NAMES)
+    public = game_view(state, None)
+    fewer_public = replace(public, wall_remaining=public.wall_remaining - 7)
+    assert render_table(fewer_public, NAMES) != render_table(public, NAMES)
