@@ -215,3 +215,61 @@ async def test_health_follows_the_heartbeat(fake_discord, discord_world, tmp_pat
         assert status == 1 and out.startswith("unhealthy"), out
     finally:
         await bot.kill()
+
+
+ENTRY = """
+import sys
+sys.path[:0] = [{root!r}, {root!r} + "/tests"]
+from tests.e2e.launcher import guard_network, point_at_fake
+guard_network()
+point_at_fake({port})
+from bot.__main__ import main
+sys.exit(main([]))
+"""
+
+
+async def test_started_from_another_folder_the_bot_finds_the_same_database(
+    fake_discord, discord_world, tmp_path
+) -> None:
+    """The real entry point (``mahjong-bot`` with no MAHJONG_DB) started from one folder, then
+    from another: the second start restores the lobby the first one opened (issue 14)."""
+    w = discord_world
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "MAHJONG"))}
+    env.update(
+        DISCORD_TOKEN=fake_discord.token,
+        MAHJONG_DATA_DIR=str(tmp_path / "data-folder"),
+        MAHJONG_DRAWING_PROCESSES="0",
+        LOG_LEVEL="INFO",
+    )
+    code = ENTRY.format(root=str(ROOT), port=fake_discord.port)
+    blocks = []
+    for run, folder in enumerate(("one", "two")):
+        cwd = tmp_path / folder
+        cwd.mkdir()
+        log = tmp_path / f"{folder}.log"
+        identified = fake_discord.gateway.count("identify")
+        with open(log, "wb") as out:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", code, cwd=cwd, env=env, stdout=out, stderr=out
+            )
+        try:
+            await wait_until(
+                lambda log=log: "mahjong-bot is ready" in log.read_text(errors="replace"),
+                30,
+                f"the ready block of the start from {folder}",
+            )
+            assert fake_discord.gateway.count("identify") > identified
+            text = log.read_text(errors="replace")
+            blocks.append(text[text.index("mahjong-bot is ready") :])
+            if run == 0:
+                lobby = await (await w.alice.slash(w.channel, "mahjong new")).reply()
+                assert lobby.custom_ids()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), 10) == 0
+    database = str(tmp_path / "data-folder" / "mahjong.sqlite3")
+    for block in blocks:
+        assert f"database      {database} (version" in block
+    assert "tables        0 restored" in blocks[0]
+    assert "tables        1 restored (0 playing, 1 in the lobby)" in blocks[1]
+    assert not (tmp_path / "one" / "data").exists() and not (tmp_path / "two" / "data").exists()
