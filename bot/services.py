@@ -24,8 +24,19 @@ class Services:
 
     async def start(self) -> None:
         """Restore open tables and start their timers (after the commands are synced)."""
+        await self.load()
+        await self.restore()
+
+    async def load(self) -> None:
+        """Read the open tables, replaying none yet (the bot does this before it connects)."""
         if self.tables is not None:
-            await self.tables.start()
+            await self.tables.load()
+
+    async def restore(self) -> None:
+        """Rebuild and resume the tables read by ``load`` (in the background once connected;
+        a table asked for meanwhile is rebuilt on the spot)."""
+        if self.tables is not None:
+            await self.tables.restore_all()
 
     async def stop(self) -> None:
         if self.tables is not None:
