@@ -17,6 +17,7 @@ measures for ``--seconds``:
 - **requests per move**, split into interaction callbacks (and their webhooks, outside
   Discord's global limit) and the rest, and the rest per second against Discord's global
   50 requests/s;
+- the bot's full garbage collections (how many, the longest: it stops the bot meanwhile);
 - **CPU** of the bot's process, its drawing processes and this process (the fake and the
   members), and the **RSS** of the bot's process and of its drawing processes.
 
@@ -232,6 +233,7 @@ class Trace:
     shown: dict[tuple[int, int | None], list[tuple[float, int]]] = field(
         default_factory=lambda: defaultdict(list)
     )
+    gc_pauses: list[tuple[float, float]] = field(default_factory=list)  # (t, ms), full passes
 
     @classmethod
     def read(cls, path: Path) -> Trace:
@@ -245,6 +247,8 @@ class Trace:
                 trace.moves.append(
                     (int(parts[1]), int(parts[2]), parts[3] == "1", float(parts[4]), seats)
                 )
+            elif parts[0] == "G" and len(parts) == 4:
+                trace.gc_pauses.append((float(parts[3]), float(parts[2])))
             elif parts[0] == "R" and len(parts) == 6:
                 seat = None if parts[2] == "-" else int(parts[2])
                 trace.shown[(int(parts[1]), seat)].append((float(parts[4]), int(parts[3])))
@@ -390,7 +394,10 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     table, dm, table_missed, dm_missed = trace.staleness(begin, end)
     moves = sum(1 for m in trace.moves if begin <= m[3] <= end)
     seconds = result["seconds"]
+    pauses = [ms for at, ms in trace.gc_pauses if begin <= at <= end]
     result.update(
+        gc_full_passes=len(pauses),
+        gc_full_pass_max_ms=_round(max(pauses, default=0.0), 1),
         moves_per_s=round(moves / seconds, 1),
         dm_staleness_p50_s=_round(percentile(dm, 50)),
         dm_staleness_p99_s=_round(percentile(dm, 99)),
@@ -617,6 +624,10 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
             f"  CPU: bot {r['cpu_bot_pct']} %, {r['drawing_processes']} drawing processes "
             f"{r['cpu_drawing_pct']} %, fake + members {r['cpu_fake_and_members_pct']} %;  "
             f"RSS: bot {r['rss_mb']} MB, drawing {r['rss_drawing_mb']} MB"
+        )
+        print(
+            f"  the bot's full garbage collections: {r['gc_full_passes']}, longest "
+            f"{r['gc_full_pass_max_ms']} ms"
         )
         if "burst" in r:
             b = r["burst"]

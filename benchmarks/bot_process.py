@@ -17,6 +17,8 @@ same clock as the fake's loop in the benchmark's process):
   request shows is taken from the view the notifier built it from (``bot.service.privacy``:
   ``public_view`` / ``seat_view``, the one place every picture's contents come from).
 
+- ``G 2 ms t``: a full pass of the garbage collector took ``ms`` (it stops the bot).
+
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
 process, and no drawing process starts (to see what the drawing costs).
 """
@@ -112,6 +114,25 @@ def instrument(trace: Trace) -> None:
     adapter.request = shown_by(adapter.request, acknowledgement)  # type: ignore[method-assign]
 
 
+def trace_gc(trace: Trace) -> None:
+    """``G generation ms t``: each full (generation 2) pass of the garbage collector."""
+    import gc
+
+    started = 0.0
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        nonlocal started
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            started = time.perf_counter()
+        else:
+            ms = (time.perf_counter() - started) * 1000
+            trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}")
+
+    gc.callbacks.append(callback)
+
+
 def stub_drawing() -> None:
     """Every picture a 1x1 PNG drawn here, no drawing process."""
     import io
@@ -140,7 +161,9 @@ def main(argv: list[str]) -> None:
     point_at_fake(port)
     if "--no-render" in argv:
         stub_drawing()
-    instrument(Trace(trace_path))
+    trace = Trace(trace_path)
+    instrument(trace)
+    trace_gc(trace)
     import logging
 
     logging.basicConfig(
