@@ -98,8 +98,9 @@ def _batch(conn: sqlite3.Connection, statements: Sequence[Statement]) -> list[Re
                 raise Refused(index)
             out.append(result)
     except BaseException:
-        conn.execute("ROLLBACK TO batch")
-        conn.execute("RELEASE batch")
+        if conn.in_transaction:  # else SQLite rolled the whole transaction back itself
+            conn.execute("ROLLBACK TO batch")
+            conn.execute("RELEASE batch")
         raise
     conn.execute("RELEASE batch")
     return out
@@ -116,6 +117,11 @@ def _group(
             try:
                 out.append(_batch(conn, statements))
             except (sqlite3.Error, StoreError) as exc:
+                if not conn.in_transaction:
+                    # SQLite rolled the whole transaction back by itself (disk full, I/O
+                    # error): every write of the group is undone, and the rest must not run
+                    # in autocommit. Each caller hears the cause.
+                    return [exc] * len(batches)
                 out.append(exc)
         conn.execute("COMMIT")
     except BaseException as exc:

@@ -376,3 +376,32 @@ async def test_a_write_whose_caller_is_cancelled_still_commits_whole(db: Databas
             break
         await db.write("UPDATE guild_settings SET ruleset = ruleset WHERE guild_id = 0")
     assert await scalar(db, "SELECT COUNT(*) FROM guild_settings WHERE guild_id = 1") == 1
+
+
+def test_a_write_that_makes_sqlite_roll_the_whole_group_back_fails_them_all() -> None:
+    """Some errors make SQLite roll the whole transaction back by itself (disk full, I/O
+    error; here a trigger's RAISE(ROLLBACK)). Every write of the group was undone, so every
+    caller must hear so, with the cause, and no later write of the group may run on its own
+    outside the transaction (it would commit while its caller is told it failed)."""
+    from bot.store.backend import Statement
+    from bot.store.sqlite import _group
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE t (x INTEGER)")
+    conn.execute(
+        "CREATE TRIGGER no99 BEFORE INSERT ON t WHEN new.x = 99 "
+        "BEGIN SELECT RAISE(ROLLBACK, 'the disk is full'); END"
+    )
+    insert = "INSERT INTO t (x) VALUES (?)"
+    results = _group(
+        conn, [[Statement(insert, (1,))], [Statement(insert, (99,))], [Statement(insert, (2,))]]
+    )
+    assert all(isinstance(r, BaseException) for r in results), results
+    assert all("the disk is full" in str(r) for r in results), results
+    assert conn.execute("SELECT x FROM t").fetchall() == []
+    assert not conn.in_transaction
+    # A batch (with its savepoint) keeps the cause too.
+    results = _group(conn, [[Statement(insert, (3,)), Statement(insert, (99,))]])
+    assert (
+        "the disk is full" in str(results[0]) and conn.execute("SELECT x FROM t").fetchall() == []
+    )
