@@ -65,7 +65,8 @@ async def run_bot(fake_discord: FakeDiscord) -> AsyncIterator[BotRunner]:
 # ---------------------------------------------------------------------------------------------
 # Stores: ``db`` is a fresh, migrated store for one test, on each backend (SQLite, PostgreSQL).
 # PostgreSQL: one server per session (tests/store/postgres_server.py), started only when a
-# test needs it, a database per test copied from a migrated template. Tests on it carry the
+# test needs it; ``db`` tests share one migrated database emptied (TRUNCATE) before each test,
+# tests that need their own get one copied from a migrated template. Tests on it carry the
 # ``postgres`` marker (``-m "not postgres"`` leaves them out).
 # ---------------------------------------------------------------------------------------------
 
@@ -133,13 +134,35 @@ async def db(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[Dat
             await store.close()
         return
     server = request.getfixturevalue("postgres_server")
-    url = await fresh_postgres_database(server)
+    url = await emptied_postgres_database(server)
     store = await open_database(url)
     try:
         yield store
     finally:
         await store.close()
-        await drop_postgres_database(server, url)
+
+
+async def emptied_postgres_database(server: PostgresServer) -> str:
+    """One migrated database for the session's ``db`` tests, emptied before each (TRUNCATE
+    with the identities restarted: much cheaper than a database per test)."""
+    import asyncpg
+
+    url = getattr(server, "shared_url", None)
+    if url is None:
+        url = server.shared_url = await fresh_postgres_database(server)
+    conn = await asyncpg.connect(url)
+    try:
+        names = [
+            r["tablename"]
+            for r in await conn.fetch(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                "AND tablename <> 'schema_migrations'"
+            )
+        ]
+        await conn.execute(f"TRUNCATE {', '.join(names)} RESTART IDENTITY CASCADE")
+    finally:
+        await conn.close()
+    return url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

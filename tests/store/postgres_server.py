@@ -1,9 +1,10 @@
 """A real PostgreSQL server for the tests, started from Debian's binaries in a temporary folder.
 
 One server per test session (``initdb`` + ``pg_ctl`` on a free port of 127.0.0.1, torn down
-at the end); each test gets a fresh database copied from a migrated template, which takes a
-few milliseconds. PostgreSQL refuses to run as root, so as root (CI) the server runs as the
-``postgres`` user the package creates (``runuser``), its folder owned by that user.
+at the end); the ``db`` tests share one migrated database emptied before each test, and a
+test that needs a database of its own gets one copied from a migrated template. PostgreSQL
+refuses to run as root, so as root (CI) the server runs as the ``postgres`` user the package
+creates (``runuser``), its folder owned by that user.
 
 The server trades durability for speed (``fsync=off``): it holds test data only. A watchdog
 process stops it and removes its folder if the test run dies without tearing down (killed,
