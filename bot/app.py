@@ -254,14 +254,18 @@ async def ready_report(bot: MahjongBot) -> str:
 
 
 def restored_tables(bot: MahjongBot) -> str:
-    """How many open tables the bot holds (restored at start-up), by status."""
+    """How many open tables the bot holds, by status, and how many it is still rebuilding
+    from their events in the background (the table service's ``_unrestored``: read at
+    start-up, rebuilt after the bot connected)."""
     service = getattr(bot.services, "tables", None)
     live = list(getattr(service, "tables", {}).values())
-    if not live:
-        return "0 restored"
+    waiting = len(getattr(service, "_unrestored", ()))
     playing = sum(1 for t in live if getattr(t, "status", None) == "playing")
     lobbies = sum(1 for t in live if getattr(t, "status", None) == "lobby")
-    return f"{len(live)} restored ({playing} playing, {lobbies} in the lobby)"
+    text = f"{len(live)} restored ({playing} playing, {lobbies} in the lobby)" if live else ""
+    if waiting:
+        text += f"{', ' if text else ''}{waiting} still being restored in the background"
+    return text or "0 restored"
 
 
 # -- running the bot as a process ----------------------------------------------------------

@@ -87,3 +87,19 @@ async def test_a_reconnect_does_not_log_the_block_again(
     await w.server.invalidate_session()
     await wait_until(lambda: readies, 10, "a second READY")
     assert len(ready_blocks(caplog)) == 1
+
+
+def test_the_tables_line_counts_those_still_being_restored() -> None:
+    from types import SimpleNamespace as NS
+
+    from bot.app import restored_tables
+
+    def bot(live: dict, waiting: dict) -> Any:
+        return NS(services=NS(tables=NS(tables=live, _unrestored=waiting)))
+
+    assert restored_tables(bot({}, {})) == "0 restored"
+    playing, lobby = NS(status="playing"), NS(status="lobby")
+    assert restored_tables(bot({1: playing, 2: lobby}, {3: ()})) == (
+        "2 restored (1 playing, 1 in the lobby), 1 still being restored in the background"
+    )
+    assert restored_tables(bot({}, {3: (), 4: ()})) == "2 still being restored in the background"
