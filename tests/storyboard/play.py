@@ -3,7 +3,10 @@
 The member (alice) hosts ``/mahjong new`` in #mahjong; the other human seats (bob, ...) and
 computers fill the table; every human plays from what their client shows (tests/e2e/players).
 The fake's timeline is filtered to alice's client; each change is attributed to the hand in
-play at that moment (from the table's states, recorded test-side as the e2e tests do).
+play at the moment the fake made it (from the table's states, recorded test-side as the e2e
+tests do). With ``quick`` the next hand is dealt 0.05 s after a reveal, so the bot's messages
+trail the game and a hand's reveal and last edits are counted in the next hand; the totals
+are right either way, the per-hand split only at the real pace.
 """
 
 from __future__ import annotations
