@@ -76,6 +76,9 @@ class MahjongBot(commands.Bot):
         # No privileged intents: slash commands and components need none.
         intents = discord.Intents.none()
         intents.guilds = True
+        # MESSAGE_CREATE in a table's channel (not its content: no privileged intent) tells
+        # the notifier something was posted below the table, which it then brings back down.
+        intents.guild_messages = True
         # Names are shown as typed: a nickname such as "@everyone" must not ping anyone. The
         # few messages meant to ping a member say so themselves.
         kwargs.setdefault("allowed_mentions", discord.AllowedMentions.none())

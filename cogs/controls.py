@@ -1,13 +1,17 @@
 """The buttons of a table: lobby controls and a seat's move controls, as restart-proof
 ``DynamicItem``s whose custom ids carry the table and the move they were drawn for.
 
-    mj:<table>:lobby:<join|leave|cpu|start|cancel>
-    mj:<table>:<move>:<verb>[:<tile>]           discard, chow, kong, riichi, pung, mahjong, ...
-    mj:<table>:seat:<back|hand>                 take my seat back, show my hand
+    mj:<table>:lobby:<join|leave|cpu|start|cancel|cancel-yes|cancel-no>
+    mj:<table>:<move>:<verb>[:<tile>][:d]       discard, chow, kong, riichi, pung, mahjong, ...
+                                                (":d": the "Discard the drawn tile" button, so
+                                                its id differs from a concealed twin's)
+    mj:<table>:seat:<back|hand|again>           take my seat back, My hand, Play again
+    mj:help                                     "How to play here" (cogs/help.py)
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -79,7 +83,7 @@ class _Dispatched:
 class LobbyButton(
     _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"mj:(?P<table>\d+):lobby:(?P<verb>join|leave|cpu|start|cancel)",
+    template=r"mj:(?P<table>\d+):lobby:(?P<verb>join|leave|cpu|start|cancel(?:-yes|-no)?)",
 ):
     kind = "lobby"
 
@@ -87,7 +91,7 @@ class LobbyButton(
 class MoveButton(
     _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"mj:(?P<table>\d+):(?P<move>\d+):(?P<verb>[a-z]+)(?::(?P<arg>\d+))?",
+    template=r"mj:(?P<table>\d+):(?P<move>\d+):(?P<verb>[a-z]+)(?::(?P<arg>\d+))?(?::(?P<drawn>d))?",
 ):
     kind = "move"
 
@@ -95,7 +99,7 @@ class MoveButton(
 class SeatButton(
     _Dispatched,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"mj:(?P<table>\d+):seat:(?P<verb>back|hand)",
+    template=r"mj:(?P<table>\d+):seat:(?P<verb>back|hand|again)",
 ):
     kind = "seat"
 
@@ -103,21 +107,58 @@ class SeatButton(
 DYNAMIC_ITEMS = (LobbyButton, MoveButton, SeatButton)
 
 
-def lobby_view(table_id: int, *, closed: bool = False) -> discord.ui.View | None:
+def lobby_view(
+    table_id: int, *, closed: bool = False, confirm_cancel: bool = False
+) -> discord.ui.View | None:
+    """Join, Leave, Add computer player, Start, Cancel and "How to play here"; with
+    ``confirm_cancel`` the row asks "Cancel this table?" with Yes / No instead of Cancel."""
     if closed:
         return None
     view = discord.ui.View(timeout=None)
-    for verb, label, style in (
+    buttons = [
         ("join", "Join", discord.ButtonStyle.success),
         ("leave", "Leave", discord.ButtonStyle.secondary),
         ("cpu", "Add computer player", discord.ButtonStyle.secondary),
         ("start", "Start", discord.ButtonStyle.primary),
-        ("cancel", "Cancel", discord.ButtonStyle.danger),
-    ):
+    ]
+    if confirm_cancel:
+        buttons += [
+            ("cancel-yes", "Yes, cancel the table", discord.ButtonStyle.danger),
+            ("cancel-no", "No, keep it", discord.ButtonStyle.secondary),
+        ]
+    else:
+        buttons.append(("cancel", "Cancel", discord.ButtonStyle.danger))
+    for verb, label, style in buttons:
         button = discord.ui.Button(
-            label=label, style=style, custom_id=f"mj:{table_id}:lobby:{verb}"
+            label=label,
+            style=style,
+            custom_id=f"mj:{table_id}:lobby:{verb}",
+            row=0 if verb in ("join", "leave", "cpu", "start") else 1,
         )
         view.add_item(LobbyButton(button))
+    help_button = how_to_play_button()
+    if help_button is not None:
+        help_button.row = 1
+        view.add_item(help_button)
+    return view
+
+
+def how_to_play_button() -> discord.ui.Button[Any] | None:
+    """The "How to play here" button (answered by cogs/help.py), when that cog is there."""
+    if importlib.util.find_spec("cogs.help") is None:
+        return None
+    return discord.ui.Button(
+        label="How to play here", style=discord.ButtonStyle.secondary, custom_id="mj:help"
+    )
+
+
+def table_view(table_id: int, *, again: bool = False) -> discord.ui.View:
+    """The table message's own buttons: "My hand" while playing, "Play again" at the end."""
+    view = discord.ui.View(timeout=None)
+    if again:
+        view.add_item(seat_button(table_id, "again", "Play again"))
+    else:
+        view.add_item(seat_button(table_id, "hand", "My hand"))
     return view
 
 
@@ -137,11 +178,15 @@ def _move_button(
     style: discord.ButtonStyle,
     emoji: discord.PartialEmoji | None = None,
     row: int | None = None,
+    suffix: str = "",
 ) -> discord.ui.Item[Any]:
-    custom_id = f"mj:{table_id}:{move}:{verb}" + (f":{arg}" if arg is not None else "")
+    custom_id = f"mj:{table_id}:{move}:{verb}" + (f":{arg}" if arg is not None else "") + suffix
     return MoveButton(
         discord.ui.Button(label=label, style=style, custom_id=custom_id, emoji=emoji, row=row)
     )
+
+
+DRAWN_LABEL = "Discard the drawn tile"
 
 
 def move_controls(
@@ -151,15 +196,27 @@ def move_controls(
     emojis: dict[int, discord.PartialEmoji],
     *,
     away: bool = False,
+    drawn: int | None = None,
+    concealed: tuple[int, ...] = (),
 ) -> discord.ui.View | None:
-    """The buttons for a seat's legal actions: a button per distinct tile to discard (with its
-    tile picture when the emojis are uploaded), then the claims and calls."""
+    """The buttons for a seat's legal actions, in the order of the hand picture: a button per
+    distinct concealed tile to discard (its tile picture when the emojis are uploaded), then
+    the claims and calls, and last, on a row of its own, "Discard the drawn tile" (the drawn
+    tile sits apart at the end of the picture too). ``concealed``: the seat's concealed tiles
+    (the drawn tile not among them), so a drawn tile with no concealed twin has only its own
+    button; without it every discardable tile has a button in the rows."""
     view = discord.ui.View(timeout=None)
     if away:
         view.add_item(seat_button(table_id, "back", "Take my seat back"))
         return view
-    discards = sorted({a.tile for a in legal if isinstance(a, Discard)})
-    for index, tile in enumerate(discards[:20]):
+    discardable = {a.tile for a in legal if isinstance(a, Discard)}
+    drawn_button = drawn is not None and drawn in discardable
+    in_rows = sorted(t for t in discardable if not concealed or t in concealed)
+    calls = _calls(table_id, move, legal)
+    call_rows = (len(calls) + 4) // 5
+    discard_rows = min((len(in_rows) + 4) // 5, 5 - (1 if drawn_button else 0))
+    call_rows = min(call_rows, 5 - discard_rows - (1 if drawn_button else 0))
+    for index, tile in enumerate(in_rows[: 5 * discard_rows]):
         view.add_item(
             _move_button(
                 table_id,
@@ -172,6 +229,30 @@ def move_controls(
                 row=index // 5,
             )
         )
+    for index, item in enumerate(calls[: 5 * call_rows]):
+        item.item.row = discard_rows + index // 5  # type: ignore[attr-defined]
+        view.add_item(item)
+    if drawn_button:
+        assert drawn is not None
+        view.add_item(
+            _move_button(
+                table_id,
+                move,
+                "discard",
+                drawn,
+                DRAWN_LABEL,
+                discord.ButtonStyle.primary,
+                emojis.get(drawn),
+                row=discard_rows + call_rows,
+                suffix=":d",
+            )
+        )
+    if not view.children:
+        return None
+    return view
+
+
+def _calls(table_id: int, move: int, legal: list[Action]) -> list[discord.ui.Item[Any]]:
     calls: list[discord.ui.Item[Any]] = []
     for action in legal:
         if isinstance(action, MahJongg):
@@ -234,13 +315,7 @@ def move_controls(
             calls.append(
                 _move_button(table_id, move, "pass", None, "Pass", discord.ButtonStyle.secondary)
             )
-    first_free_row = (min(len(discards), 20) + 4) // 5
-    for index, item in enumerate(calls[: 5 * (5 - first_free_row)]):
-        item.item.row = first_free_row + index // 5  # type: ignore[attr-defined]
-        view.add_item(item)
-    if not view.children:
-        return None
-    return view
+    return calls
 
 
 def describe_legal(legal: list[Action]) -> str:

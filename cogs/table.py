@@ -19,7 +19,7 @@ from bot.rules.rulesets import RULESETS, HandError
 from bot.service.guild_settings import SettingsError
 from bot.service.tables import LiveTable, TableError, TableService
 from cogs import controls
-from cogs.table_notifier import DiscordTableNotifier
+from cogs.notify import DiscordTableNotifier
 
 log = logging.getLogger(__name__)
 
@@ -175,13 +175,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         seat = table.seat_of_user(interaction.user.id)
         if table.state is None or seat is None:
             raise TableError("You are not playing at this table.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        text, view = self.notifier.hand_content(table, seat)
-        file = await self.notifier.render_hand_file(table, seat)
-        kwargs: dict[str, Any] = {"content": text, "file": file, "ephemeral": True}
-        if view is not None:
-            kwargs["view"] = view
-        await interaction.followup.send(**kwargs)
+        await self.notifier.show_hand(interaction, table, seat)
 
     @app_commands.command(name="table", description="Post the table image again")
     async def table(self, interaction: discord.Interaction) -> None:
@@ -287,37 +281,87 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             elif verb == "start":
                 await self.service.start_game(table_id, user.id, _can_manage(interaction))
             elif verb == "cancel":
+                # Cancel asks first: the lobby's buttons become "Yes, cancel" / "No, keep it".
+                await self._confirm_cancel(interaction, table_id, asked=True)
+                return
+            elif verb == "cancel-no":
+                await self._confirm_cancel(interaction, table_id, asked=False)
+                return
+            elif verb == "cancel-yes":
                 await self.service.cancel(table_id, user.id, _can_manage(interaction))
         except TableError as exc:
             await _refuse(interaction, str(exc))
             return
         await interaction.response.defer()
 
+    async def _confirm_cancel(
+        self, interaction: discord.Interaction, table_id: int, *, asked: bool
+    ) -> None:
+        table = self.service.get(table_id)
+        if table.status != "lobby":
+            raise TableError("This table is not in its lobby any more.")
+        if table.host_id != interaction.user.id and not _can_manage(interaction):
+            raise TableError("Only the host (or someone with Manage Server) can cancel the table.")
+        self.notifier.ask_cancel(table, asked)
+        await interaction.response.edit_message(
+            embed=self.notifier.lobby_embed(table),
+            view=controls.lobby_view(table_id, confirm_cancel=asked),
+        )
+
     async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
+        table_id, move = int(groups["table"]), int(groups["move"])
         try:
             await self.service.act(
-                int(groups["table"]),
-                interaction.user.id,
-                groups["verb"],
-                groups.get("arg"),
-                int(groups["move"]),
+                table_id, interaction.user.id, groups["verb"], groups.get("arg"), move
             )
         except TableError as exc:
+            if await self._answer_stale(interaction, table_id, move):
+                return
             await _refuse(interaction, str(exc))
             return
-        await interaction.response.defer()
+        table = self.service.tables.get(table_id)
+        seat = table.seat_of_user(interaction.user.id) if table is not None else None
+        if table is None or seat is None or table.state is None:
+            await interaction.response.defer()
+            return
+        await self.notifier.answer_click(interaction, table, seat)
+
+    async def _answer_stale(
+        self, interaction: discord.Interaction, table_id: int, move: int
+    ) -> bool:
+        """A click on controls from an earlier move, while the seat has newer controls: the
+        message it came from is brought up to date instead of refused (a double tap never
+        meets "controls from an earlier move")."""
+        table = self.service.tables.get(table_id)
+        if table is None or table.state is None or move == table.controls_move:
+            return False
+        seat = table.seat_of_user(interaction.user.id)
+        if seat is None or not self.service.legal_for(table, seat):
+            return False
+        await self.notifier.answer_click(interaction, table, seat)
+        return True
 
     async def on_seat(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, verb = int(groups["table"]), groups["verb"]
         try:
-            table = self.service.get(table_id)
             if verb == "back":
                 await self.service.take_back(table_id, interaction.user.id)
                 await interaction.response.defer()
+            elif verb == "again":
+                rematch = getattr(self.service, "rematch", None)
+                if rematch is None:
+                    raise TableError("Play again is not available yet; use /mahjong new.")
+                await rematch(table_id, interaction.user.id)
+                await interaction.response.defer()
             else:
-                await self._show_hand(interaction, table)
+                await self._show_hand(interaction, self.service.get(table_id))
         except TableError as exc:
             await _refuse(interaction, str(exc))
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """Count what is posted below a table (see cogs.notify.channel)."""
+        self.notifier.message_created(message)
 
 
 def settings_embed(settings: Any) -> discord.Embed:

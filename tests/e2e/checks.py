@@ -40,7 +40,8 @@ from bot.rules.tiles import short_name, tile_name
 
 TILE_NAMES = {tile_name(t): t for t in range(42)}
 TILE_WORDS = re.compile("|".join(re.escape(n) for n in sorted(TILE_NAMES, key=len, reverse=True)))
-MOVE_ID = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?$")
+MOVE_ID = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?(:d)?$")
+DRAWN_LABEL = "Discard the drawn tile"
 
 
 # -- the database -----------------------------------------------------------------------------
@@ -596,7 +597,12 @@ class Privacy:
             tile = int(match.group(4)) if match.group(4) else None
             by_move.setdefault(move, set()).add((match.group(3), tile))
             if match.group(3) == "discard" and tile is not None:
-                assert c.get("label") == short_name(tile), c
+                if match.group(5):  # "Discard the drawn tile": only for the seat's drawn tile
+                    state = self.by_move.get(move)
+                    assert c.get("label") == DRAWN_LABEL, c
+                    assert state is not None and state.seats[seat].drawn == tile, c
+                else:
+                    assert c.get("label") == short_name(tile), c
         for move, shown in by_move.items():
             state = self.by_move.get(move)
             assert state is not None, f"{user} got controls for move {move} never reached"

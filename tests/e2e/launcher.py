@@ -57,7 +57,7 @@ def guard_network() -> None:
 
 def speed_up() -> None:
     import bot.service.tables.service as tables
-    import cogs.table_notifier as notifier
+    import cogs.notify.notifier as notifier
     from bot.app import MahjongBot
 
     tables.COMPUTER_DELAY = 0
@@ -69,6 +69,7 @@ def speed_up() -> None:
         init(self, *args, **kwargs)
         self.min_edit_gap = 0.05
         self.dm_gap = 0.02
+        self.pacer.per_channel = 100
 
     notifier.DiscordTableNotifier.__init__ = notifier_init  # type: ignore[method-assign]
     bot_init = MahjongBot.__init__

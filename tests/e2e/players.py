@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MOVE = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?$")
-SEAT = re.compile(r"^mj:(\d+):seat:(back|hand)$")
+MOVE = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?(?::d)?$")
+SEAT = re.compile(r"^mj:(\d+):seat:(back|hand|again)$")
 
 Button = tuple[str, str, int | None, int]  # custom_id, verb, tile, move
 

@@ -1,0 +1,322 @@
+"""What a table shows in its channels: the summary message in the home channel (the lobby,
+then one line of state, then the standings in one line), and in the table's thread (or the
+channel itself when there is no thread) the live table image, the reveals, the notices and the
+final standings.
+
+**The table stays at the bottom.** Every message created in the table's channel after the
+table message (a reveal, a notice, members chatting; seen as MESSAGE_CREATE, which needs no
+Message Content intent) is counted; the next table update then posts the table anew and
+deletes the old one, at most once per deal or once per ``repost_after`` messages, so a busy
+chat does not turn into a stream of reposts.
+
+**Faults.** A post that fails with Unknown Channel (404, 10003) tells the service the channel
+is lost; Missing Access / Missing Permissions (403, 50001 / 50013) tells it a permission is
+lost. Either way nothing more is sent there (no request storm: the number of failed requests
+is bounded, not growing with time) until the service resumes the table. While the table is
+paused nothing is sent to its channel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.service.privacy import names_of, public_view, reveal_view
+from cogs.controls import lobby_view, table_view
+from cogs.notify.pacing import LOW, NORMAL, Pacer
+from cogs.notify.pictures import Pictures
+from cogs.notify.seat import Picture
+from cogs.notify.words import (
+    lobby_embed,
+    reveal_embed,
+    standings_embed,
+    summary_line,
+    table_alt_text,
+    table_embed,
+)
+
+if TYPE_CHECKING:
+    from bot.rules.game.state import HandResult
+    from bot.service.tables import LiveTable, TableService
+
+log = logging.getLogger(__name__)
+
+LOG_LINES = 10
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+MISSING_ACCESS = 50001
+MISSING_PERMISSIONS = 50013
+
+
+class ChannelLost(Exception):
+    """The table's channel is gone or closed to the bot: stop sending there."""
+
+
+class TableChannel:
+    def __init__(self, bot: Any, service: TableService, pictures: Pictures, pacer: Pacer) -> None:
+        self.bot = bot
+        self.service = service
+        self.pictures = pictures
+        self.pacer = pacer
+        self.min_edit_gap = 1.2
+        self.repost_after = 5
+        self.logs: dict[int, deque[str]] = {}
+        self._shown: dict[tuple[str, int], Any] = {}
+        self._below: dict[int, int] = {}  # table -> messages created below its table message
+        self._reposted_deal: dict[int, int] = {}
+        self._lost: set[int] = set()  # tables whose channel failed: send nothing more
+        self._cancel_asked: set[int] = set()
+        self.failed_requests = 0
+
+    # -- where ---------------------------------------------------------------------------------
+    def _channel(self, channel_id: int) -> Any:
+        return self.bot.get_channel(channel_id) or self.bot.get_partial_messageable(channel_id)
+
+    def _summary_place(self, table: LiveTable) -> tuple[int, int | None]:
+        """(channel, message) of the table's message in its home channel."""
+        home = getattr(table, "home_channel_id", None)
+        if home is not None:
+            return home, getattr(table, "summary_message_id", None)
+        return table.channel_id, getattr(table, "summary_message_id", None) or (
+            table.message_id if table.status in ("lobby", "cancelled") else None
+        )
+
+    def silent(self, table: LiveTable) -> bool:
+        return table.id in self._lost or bool(getattr(table, "paused", False))
+
+    async def _request(
+        self, table: LiveTable, channel_id: int, priority: int, call: Any, route: str = "send"
+    ) -> Any:
+        """One request for a table's channel: paced, and a lost channel told to the service."""
+        if self.silent(table):
+            raise ChannelLost
+        await self.pacer.turn(("channel", channel_id), priority, route=route)
+        if self.silent(table):
+            raise ChannelLost
+        try:
+            return await call()
+        except discord.NotFound as exc:
+            if exc.code == UNKNOWN_CHANNEL:
+                await self._lose(table, "channel", f"channel {channel_id} is gone")
+                raise ChannelLost from exc
+            raise
+        except discord.Forbidden as exc:
+            if exc.code in (MISSING_ACCESS, MISSING_PERMISSIONS):
+                await self._lose(table, "permissions", f"{exc.text} in channel {channel_id}")
+                raise ChannelLost from exc
+            raise
+
+    async def _lose(self, table: LiveTable, what: str, reason: str) -> None:
+        self.failed_requests += 1
+        if table.id in self._lost:
+            return
+        self._lost.add(table.id)
+        log.warning("table %s: %s lost (%s); sending nothing more there", table.id, what, reason)
+        if what == "channel":
+            hook = getattr(self.service, "channel_lost", None)
+            if hook is not None:
+                await hook(table.id, reason)
+        else:
+            hook = getattr(self.service, "permissions_lost", None)
+            if hook is not None:
+                await hook(table.id, [reason])
+
+    def resumed(self, table: LiveTable) -> None:
+        self._lost.discard(table.id)
+
+    # -- MESSAGE_CREATE ------------------------------------------------------------------------
+    def message_created(self, table: LiveTable, message: discord.Message) -> None:
+        if message.id == table.message_id:
+            return
+        if message.author.id == getattr(self.bot.user, "id", None) and any(
+            a.filename == "table.png" for a in message.attachments
+        ):
+            return  # the table message itself, seen before its id was known
+        self._below[table.id] = self._below.get(table.id, 0) + 1
+
+    # -- the lobby and the summary -------------------------------------------------------------
+    def ask_cancel(self, table: LiveTable, asked: bool) -> None:
+        (self._cancel_asked.add if asked else self._cancel_asked.discard)(table.id)
+
+    async def lobby_changed(self, table: LiveTable) -> None:
+        channel_id, message_id = self._summary_place(table)
+        if message_id is None:
+            return
+        if table.status == "lobby" or (table.status == "cancelled" and table.state is None):
+            embed = lobby_embed(table)
+            view = lobby_view(
+                table.id,
+                closed=table.status != "lobby",
+                confirm_cancel=table.id in self._cancel_asked,
+            )
+            await self._edit_summary(table, channel_id, message_id, embed=embed, view=view)
+        else:
+            await self.summary_changed(table)
+
+    async def summary_changed(self, table: LiveTable) -> None:
+        """The home channel's one line for a playing or finished table (threads only: with
+        no thread the table message itself is the table's message in the channel)."""
+        home = getattr(table, "home_channel_id", None)
+        message_id = getattr(table, "summary_message_id", None)
+        if home is None or message_id is None:
+            return
+        link = f"<#{table.channel_id}>"
+        await self._edit_summary(
+            table, home, message_id, content=summary_line(table, link), embed=None, view=None
+        )
+
+    async def _edit_summary(
+        self, table: LiveTable, channel_id: int, message_id: int, **kw: Any
+    ) -> None:
+        shown = (
+            message_id,
+            kw.get("content"),
+            kw["embed"].to_dict() if kw.get("embed") else None,
+            _view_key(kw.get("view")),
+        )
+        if self._shown.get(("summary", table.id)) == shown:
+            return
+        message = self._channel(channel_id).get_partial_message(message_id)
+        with contextlib.suppress(ChannelLost):
+            await self._request(table, channel_id, NORMAL, lambda: message.edit(**kw), "edit")
+            self._shown[("summary", table.id)] = shown
+
+    # -- the table message ---------------------------------------------------------------------
+    def log_line(self, table: LiveTable, line: str) -> None:
+        lines = self.logs.setdefault(table.id, deque(maxlen=LOG_LINES))
+        if line:
+            lines.append(line)
+
+    def table_picture(self, table: LiveTable) -> Picture:
+        view = public_view(table)
+        names = names_of(table)
+        key = ("table", view)
+        return Picture("table", (view, names), {}, key, "table.png", table_alt_text(view, names))
+
+    async def update_table(self, table: LiveTable, *, force_repost: bool = False) -> None:
+        state = table.state
+        if state is None or self.silent(table):
+            return
+        picture = self.table_picture(table)
+        embed = table_embed(table, list(self.logs.get(table.id, ())))
+        again = table.status == "finished"
+        view = None if again else table_view(table.id)
+        shown = (embed.to_dict(), picture.key, _view_key(view))
+        below = self._below.get(table.id, 0)
+        repost = force_repost or (
+            below > 0
+            and (self._reposted_deal.get(table.id) != state.deal or below >= self.repost_after)
+        )
+        message_id = table.message_id
+        if (
+            message_id is not None
+            and not repost
+            and self._shown.get(("table", table.id))
+            == (
+                message_id,
+                shown,
+            )
+        ):
+            return
+        channel = self._channel(table.channel_id)
+        owner = ("table", table.id)
+        try:
+            if message_id is not None and not repost:
+                kwargs: dict[str, Any] = {"embed": embed, "view": view}
+                previous = self._shown.get(("table", table.id))
+                if previous is None or previous[1][1] != picture.key:
+                    kwargs["attachments"] = [
+                        await self.pictures.file(picture, lane="table", owner=owner)
+                    ]
+                message = channel.get_partial_message(message_id)
+                try:
+                    await self._request(
+                        table, table.channel_id, NORMAL, lambda: message.edit(**kwargs), "edit"
+                    )
+                    self._shown[("table", table.id)] = (message_id, shown)
+                    return
+                except discord.NotFound:
+                    pass  # deleted by someone: post it anew
+            file = await self.pictures.file(picture, lane="table", owner=owner)
+            kwargs = {"embed": embed, "file": file}
+            if view is not None:
+                kwargs["view"] = view
+            sent = await self._request(
+                table, table.channel_id, NORMAL, lambda: channel.send(**kwargs)
+            )
+        except ChannelLost:
+            return
+        table.message_id = sent.id
+        self._shown[("table", table.id)] = (sent.id, shown)
+        self._below[table.id] = 0
+        self._reposted_deal[table.id] = state.deal
+        await self._remember_message(table, sent.id)
+        if message_id is not None:
+            old = channel.get_partial_message(message_id)
+            with contextlib.suppress(ChannelLost, discord.NotFound):
+                await self._request(table, table.channel_id, LOW, old.delete, "delete")
+
+    async def _remember_message(self, table: LiveTable, message_id: int) -> None:
+        setter = getattr(self.service, "set_message", None)
+        if setter is not None:
+            await setter(table.id, message_id)
+        else:
+            await self.service.store.set_message(table.id, message_id)
+
+    # -- posts -----------------------------------------------------------------------------------
+    async def post(self, table: LiveTable, **kwargs: Any) -> discord.Message | None:
+        channel = self._channel(table.channel_id)
+        try:
+            return await self._request(
+                table, table.channel_id, NORMAL, lambda: channel.send(**kwargs)
+            )
+        except ChannelLost:
+            return None
+
+    async def post_reveal(self, table: LiveTable, result: HandResult) -> None:
+        view = reveal_view(table, result)
+        names = names_of(table)
+        png = await self.pictures.png(
+            "score_card",
+            view,
+            names,
+            list(result.scores),
+            list(result.payments),
+            lane="reveal",
+            winner=result.winner,
+            winning_tile=result.win.tile if result.win is not None else None,
+        )
+        import io
+
+        file = discord.File(
+            io.BytesIO(png), "reveal.png", description=f"All hands of hand {result.number}"
+        )
+        await self.post(table, embed=reveal_embed(table, result), file=file)
+
+    async def post_standings(self, table: LiveTable) -> None:
+        again = getattr(self.service, "rematch", None) is not None and table.state is not None
+        kwargs: dict[str, Any] = {"embed": standings_embed(table)}
+        if again:
+            kwargs["view"] = table_view(table.id, again=True)
+        await self.post(table, **kwargs)
+
+    def release(self, table_id: int) -> None:
+        self.logs.pop(table_id, None)
+        self._below.pop(table_id, None)
+        self._reposted_deal.pop(table_id, None)
+        self._cancel_asked.discard(table_id)
+        self._shown.pop(("table", table_id), None)
+        self._shown.pop(("summary", table_id), None)
+
+
+def _view_key(view: discord.ui.View | None) -> Any:
+    if view is None:
+        return None
+    return tuple(
+        (getattr(i, "custom_id", None), getattr(i, "label", None))
+        for i in (getattr(c, "item", c) for c in view.children)
+    )

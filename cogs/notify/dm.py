@@ -1,0 +1,288 @@
+"""Each seated member's DM: one live message for the hand in play, and one finished message
+for every hand before it.
+
+- **Calm.** The message is edited only when what it shows changes (``SeatContent.key``,
+  known before anything is drawn), and its picture re-uploaded only when the picture changes.
+- **Turns reach the player.** A turn or a claim prompt meant for the seat is a NEW message
+  (Discord notifies new messages, never edits), and the previous live message is deleted so
+  the DM does not fill up; a member who turned pings off (``/mahjong settings``) gets the
+  prompt as an edit instead.
+- **Closing the loop.** When a hand ends its live message becomes the hand's summary (who won
+  with what, what the seat paid or collected, its running total, when the next hand starts, or
+  its place at the game's end) and stays so: no old hand is left "Waiting".
+- **Closed DMs** (HTTP 403, code 50007) are told once in the table's channel, tried again at
+  the next deal, and never stall the table; the seat plays from "My hand".
+
+Users and DM channels of seated members are kept (no look-up per deal); everything of a table
+is released when it closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from cogs.notify.pacing import LOW, NORMAL, TURN, URGENT, Pacer
+from cogs.notify.pictures import Pictures
+from cogs.notify.seat import SeatContent, finished_text, seat_content
+
+if TYPE_CHECKING:
+    from bot.service.tables import LiveTable, TableService
+
+log = logging.getLogger(__name__)
+
+DM_CLOSED = 50007
+PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
+
+
+@dataclass
+class LiveDM:
+    """What a seat's live DM message shows now."""
+
+    user_id: int
+    message: discord.Message | discord.PartialMessage | None = None
+    deal: int = 0
+    key: Hashable = None
+    picture_key: Hashable = None
+    prompt_id: tuple[int, int] | None = None
+    finished: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class SeatDMs:
+    def __init__(
+        self,
+        bot: Any,
+        service: TableService,
+        pictures: Pictures,
+        pacer: Pacer,
+        emojis: dict[int, discord.PartialEmoji],
+        tell_closed: Callable[[LiveTable, int], Awaitable[None]],
+    ) -> None:
+        self.bot = bot
+        self.service = service
+        self.pictures = pictures
+        self.pacer = pacer
+        self.emojis = emojis
+        self.tell_closed = tell_closed
+        self.gap = 0.25
+        self.live: dict[tuple[int, int], LiveDM] = {}
+        self._users: dict[int, Any] = {}
+        self._channels: dict[int, discord.DMChannel] = {}
+        self._closed: dict[tuple[int, int], int] = {}  # (table, user) -> deal found closed
+        self.notes: dict[tuple[int, int], str] = {}  # (table, seat) -> "your pung lost to ..."
+        self.hand_over_at: dict[int, float] = {}  # table -> when its last hand ended
+
+    # -- scheduling --------------------------------------------------------------------------
+    def changed(self, table: LiveTable, seat: int) -> None:
+        self.pacer.coalesce(("dm", table.id, seat), lambda: self.update(table, seat), gap=self.gap)
+
+    def content(self, table: LiveTable, seat: int) -> SeatContent:
+        next_at = self.hand_over_at.get(table.id)
+        if next_at is not None:
+            next_at += self.service.next_hand_delay
+        return seat_content(
+            self.service,
+            table,
+            seat,
+            self.emojis,
+            next_at=next_at,
+            note=self.notes.get((table.id, seat), ""),
+        )
+
+    def is_closed(self, table: LiveTable, user_id: int) -> bool:
+        return (table.id, user_id) in self._closed
+
+    # -- the live message --------------------------------------------------------------------
+    async def update(self, table: LiveTable, seat: int) -> None:
+        state = table.state
+        player = table.player_at(seat)
+        if state is None or player is None or player.user_id is None:
+            return
+        if self._closed.get((table.id, player.user_id)) == state.deal:
+            return
+        live = self.live.get((table.id, seat))
+        if live is None or live.user_id != player.user_id:
+            live = self.live[(table.id, seat)] = LiveDM(player.user_id)
+        async with live.lock:
+            content = self.content(table, seat)
+            if live.message is not None and live.deal != content.deal and not live.finished:
+                await self._finish(table, seat, live)
+            same_deal = live.message is not None and live.deal == content.deal
+            if same_deal and live.key == content.key:
+                return
+            try:
+                if not same_deal or self._wants_new_message(live, content, player.user_id):
+                    await self._post(table, seat, live, content)
+                else:
+                    await self._edit(table, seat, live, content)
+            except discord.Forbidden as exc:
+                if exc.code != DM_CLOSED:
+                    raise
+                told = (table.id, player.user_id) in self._closed
+                self._closed[(table.id, player.user_id)] = state.deal
+                if not told:
+                    await self.tell_closed(table, player.user_id)
+            except discord.NotFound:
+                live.message = None  # deleted by the member: the next change posts anew
+                live.key = None
+
+    def _wants_new_message(self, live: LiveDM, content: SeatContent, user_id: int) -> bool:
+        if content.prompt_id is None or content.prompt_id == live.prompt_id:
+            return False
+        settings = getattr(self.service, "member_settings", None)
+        pings = getattr(settings(user_id), "pings", True) if settings is not None else True
+        return bool(pings)
+
+    async def _post(self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent) -> None:
+        channel = await self._dm_channel(live.user_id)
+        file = await self.pictures.file(
+            content.picture, lane=_lane(content), owner=("dm", table.id, seat)
+        )
+        await self.pacer.turn(("dm", live.user_id), PRIORITY[content.prompt])
+        kwargs: dict[str, Any] = {"content": content.content}
+        if file is not None:
+            kwargs["file"] = file
+        if content.view is not None:
+            kwargs["view"] = content.view
+        message = await channel.send(**kwargs)
+        old = live.message if live.deal == content.deal and not live.finished else None
+        live.message, live.deal, live.key = message, content.deal, content.key
+        live.picture_key = content.picture.key if content.picture else None
+        live.prompt_id, live.finished = content.prompt_id, content.finished
+        self._closed.pop((table.id, live.user_id), None)
+        if old is not None:
+            self.pacer.spawn(self._delete(live.user_id, old), f"dm-delete-{table.id}-{seat}")
+
+    async def _edit(self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent) -> None:
+        assert live.message is not None
+        kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
+        picture_key = content.picture.key if content.picture else None
+        if picture_key != live.picture_key:
+            file = await self.pictures.file(
+                content.picture, lane=_lane(content), owner=("dm", table.id, seat)
+            )
+            kwargs["attachments"] = [file] if file is not None else []
+        await self.pacer.turn(("dm", live.user_id), PRIORITY[content.prompt], route="edit")
+        await live.message.edit(**kwargs)
+        live.key, live.picture_key = content.key, picture_key
+        live.prompt_id = content.prompt_id or live.prompt_id
+        live.finished = content.finished
+
+    async def _delete(self, user_id: int, message: Any) -> None:
+        await self.pacer.turn(("dm", user_id), LOW, route="delete")
+        with contextlib.suppress(discord.NotFound):
+            await message.delete()
+
+    async def _finish(self, table: LiveTable, seat: int, live: LiveDM) -> None:
+        """Leave the live message of an earlier hand in its finished state (the hand's end was
+        coalesced away, or the table closed)."""
+        assert live.message is not None
+        text = finished_text(
+            table, seat, live.deal, next_at=None, note=self.notes.get((table.id, seat), "")
+        )
+        header = f"**Table {table.id}** · {table.ruleset} · hand {live.deal}"
+        await self.pacer.turn(("dm", live.user_id), NORMAL, route="edit")
+        with contextlib.suppress(discord.NotFound):
+            await live.message.edit(content=f"{header}\n{text}", view=None)
+        live.finished = True
+
+    async def close_table(self, table: LiveTable, reason: str) -> None:
+        """The table ended for ``reason``: each live DM says so, and is finished."""
+        for (table_id, _seat), live in list(self.live.items()):
+            if table_id != table.id or live.message is None or live.finished:
+                continue
+            async with live.lock:
+                header = f"**Table {table.id}** · {table.ruleset} · hand {live.deal}"
+                text = f"{header}\n**The table has ended:** {reason}"
+                if table.state is not None and table.state.phase not in ("hand-over", "game-over"):
+                    text += "\nThe hand in play is abandoned: nobody pays for it."
+                await self.pacer.turn(("dm", live.user_id), NORMAL, route="edit")
+                with contextlib.suppress(discord.HTTPException):
+                    await live.message.edit(content=text, view=None)
+                live.finished = True
+
+    # -- a click on the live message ---------------------------------------------------------
+    async def answer(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:
+        """Put the seat's newest content into the DM message that was clicked (the click was
+        deferred; the edit goes through the interaction's token, outside the global budget).
+        The clicked message becomes the live one."""
+        player = table.player_at(seat)
+        if player is None or player.user_id is None or table.state is None:
+            return
+        live = self.live.get((table.id, seat))
+        if live is None or live.user_id != player.user_id:
+            live = self.live[(table.id, seat)] = LiveDM(player.user_id)
+        clicked = interaction.message
+        async with live.lock:
+            content = self.content(table, seat)
+            same = (
+                live.message is not None and clicked is not None and live.message.id == clicked.id
+            )
+            kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
+            picture_key = content.picture.key if content.picture else None
+            if not same or picture_key != live.picture_key:
+                file = await self.pictures.file(
+                    content.picture, lane="dm", owner=("dm", table.id, seat)
+                )
+                kwargs["attachments"] = [file] if file is not None else []
+            await self.pacer.turn(("token", interaction.id), URGENT, route="edit", counted=False)
+            try:
+                await interaction.edit_original_response(**kwargs)
+            except discord.NotFound:
+                return  # the clicked message was replaced meanwhile by a newer prompt
+            old = None if same else live.message
+            if old is not None and (live.finished or live.deal != content.deal):
+                old = None  # a finished hand's message stays
+            if clicked is not None:
+                live.message = clicked
+            live.deal, live.key, live.picture_key = content.deal, content.key, picture_key
+            live.prompt_id = content.prompt_id or live.prompt_id
+            live.finished = content.finished
+        if old is not None:
+            self.pacer.spawn(self._delete(live.user_id, old), f"dm-delete-{table.id}-{seat}")
+
+    # -- users and DM channels, kept for seated members --------------------------------------
+    async def _dm_channel(self, user_id: int) -> discord.DMChannel:
+        channel = self._channels.get(user_id)
+        if channel is not None:
+            return channel
+        user = self._users.get(user_id) or self.bot.get_user(user_id)
+        if user is None:
+            await self.pacer.turn(("user", user_id), NORMAL)
+            user = await self.bot.fetch_user(user_id)
+        self._users[user_id] = user
+        channel = user.dm_channel
+        if channel is None:
+            await self.pacer.turn(("user", user_id), NORMAL)
+            channel = await user.create_dm()
+        self._channels[user_id] = channel
+        return channel
+
+    def release(self, table_id: int, still_seated: set[int]) -> None:
+        """Forget a closed table's DMs (and users no other table seats)."""
+        for key in [k for k in self.live if k[0] == table_id]:
+            del self.live[key]
+        for key in [k for k in self._closed if k[0] == table_id]:
+            del self._closed[key]
+        for key in [k for k in self.notes if k[0] == table_id]:
+            del self.notes[key]
+        self.hand_over_at.pop(table_id, None)
+        for user_id in [u for u in self._channels if u not in still_seated]:
+            self._channels.pop(user_id, None)
+            self._users.pop(user_id, None)
+
+    def deal_started(self, table: LiveTable) -> None:
+        self.hand_over_at.pop(table.id, None)
+        for key in [k for k in self.notes if k[0] == table.id]:
+            del self.notes[key]
+
+
+def _lane(content: SeatContent) -> str:
+    return "claim" if content.prompt == "claim" else "dm"

@@ -1,0 +1,264 @@
+"""The table service's notifier on Discord: it is told what changed and schedules what members
+see, through one :class:`~cogs.notify.pacing.Pacer` (newest state only, within Discord's
+budgets). Every method returns at once, so a move is answered as soon as it is committed.
+
+Who does what: :mod:`cogs.notify.channel` the home channel's summary and the table's thread
+(or channel), :mod:`cogs.notify.dm` each member's DM, :mod:`cogs.notify.private_hand` the
+private "My hand", :mod:`cogs.notify.seat` what one seat may see (from
+:mod:`bot.service.privacy` only), :mod:`cogs.notify.words` the words of it all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+import discord
+
+from bot.drawing import Drawing
+from cogs.notify.channel import TableChannel
+from cogs.notify.dm import SeatDMs
+from cogs.notify.pacing import Pacer
+from cogs.notify.pictures import Pictures
+from cogs.notify.private_hand import PrivateHands
+from cogs.notify.words import lobby_embed
+
+if TYPE_CHECKING:
+    from bot.rules.game.state import HandResult
+    from bot.service.tables import LiveTable, TableService
+
+log = logging.getLogger(__name__)
+
+
+class DiscordTableNotifier:
+    def __init__(self, bot: Any, service: TableService, drawing: Drawing | None = None) -> None:
+        self.bot = bot
+        self.service = service
+        self.drawing = drawing or Drawing(processes=0)
+        self.emojis: dict[int, discord.PartialEmoji] = {}
+        self.pacer = Pacer()
+        self.pictures = Pictures(self.drawing)
+        self.channel = TableChannel(bot, service, self.pictures, self.pacer)
+        self.dms = SeatDMs(bot, service, self.pictures, self.pacer, self.emojis, self._tell_closed)
+        self.private = PrivateHands(self.pictures, self.pacer, self.dms)
+        self._posts: dict[int, asyncio.Lock] = {}
+        self._deals: dict[int, int] = {}
+        self.release_after = 60.0  # seconds after a table closes before its state is let go
+
+    # The speed knobs the tests turn (seconds between two updates of one message).
+    @property
+    def min_edit_gap(self) -> float:
+        return self.channel.min_edit_gap
+
+    @min_edit_gap.setter
+    def min_edit_gap(self, value: float) -> None:
+        self.channel.min_edit_gap = value
+
+    @property
+    def dm_gap(self) -> float:
+        return self.dms.gap
+
+    @dm_gap.setter
+    def dm_gap(self, value: float) -> None:
+        self.dms.gap = value
+        self.private.gap = value
+
+    # -- start-up ------------------------------------------------------------------------------
+    async def upload_emojis(self) -> None:
+        """Upload every tile as an application emoji once (skipping those already there), so
+        buttons can show tile pictures; on any failure the buttons keep their text labels."""
+        from renderer import emoji_name, render_tile_emoji
+
+        try:
+            existing = {e.name: e for e in await self.bot.fetch_application_emojis()}
+            for tile in range(42):
+                name = emoji_name(tile)
+                emoji = existing.get(name)
+                if emoji is None:
+                    png = await asyncio.to_thread(render_tile_emoji, tile)
+                    emoji = await self.bot.create_application_emoji(name=name, image=png)
+                self.emojis[tile] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            log.warning("could not upload the tile emojis; buttons show text labels", exc_info=True)
+
+    def start_emoji_upload(self) -> None:
+        self.pacer.spawn(self.upload_emojis(), "tile-emojis")
+
+    async def drain(self) -> None:
+        """Wait for every scheduled update (used by tests and on shutdown)."""
+        await self.pacer.drain()
+
+    # -- the protocol the service calls --------------------------------------------------------
+    async def lobby_changed(self, table: LiveTable) -> None:
+        self.pacer.coalesce(("lobby", table.id), lambda: self.channel.lobby_changed(table))
+
+    async def table_changed(self, table: LiveTable, line: str) -> None:
+        self.channel.log_line(table, line)
+        state = table.state
+        if state is not None and self._deals.get(table.id) != state.deal:
+            if table.id in self._deals:
+                self.dms.deal_started(table)
+            self._deals[table.id] = state.deal
+            self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
+        self._table_soon(table)
+
+    def _table_soon(self, table: LiveTable) -> None:
+        self.pacer.coalesce(
+            ("table", table.id),
+            lambda: self._in_order(table, self.channel.update_table(table)),
+            gap=self.channel.min_edit_gap,
+        )
+
+    async def table_notice(self, table: LiveTable, line: str) -> None:
+        """A change of seat (a timeout, a player leaving): its own message in the channel, so
+        it is not lost among the moves scrolling through the table's log."""
+        await self.table_changed(table, line)
+        self.pacer.spawn(
+            self._in_order(table, self.channel.post(table, content=line)), f"notice-{table.id}"
+        )
+
+    async def hand_changed(self, table: LiveTable, seat: int) -> None:
+        self.dms.changed(table, seat)
+        self.private.changed(table, seat)
+
+    async def hand_finished(self, table: LiveTable, result: HandResult) -> None:
+        self.dms.hand_over_at[table.id] = time.time()
+        self.pacer.spawn(
+            self._in_order(table, self.channel.post_reveal(table, result)),
+            f"reveal-{table.id}-{result.number}",
+        )
+
+    async def game_finished(self, table: LiveTable) -> None:
+        self.pacer.spawn(self._finish_game(table), f"standings-{table.id}")
+
+    async def _finish_game(self, table: LiveTable) -> None:
+        await self._in_order(table, self.channel.post_standings(table))
+        self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
+        self._table_soon(table)
+        for seat in range(4):
+            player = table.player_at(seat) if table.state is not None else None
+            if player is not None and player.user_id is not None:
+                self.dms.changed(table, seat)
+        self._release_later(table)
+
+    async def table_closed(self, table: LiveTable, reason: str) -> None:
+        """The table ended for a reason other than its normal end."""
+        self.pacer.spawn(self._close(table, reason), f"closed-{table.id}")
+
+    async def _close(self, table: LiveTable, reason: str) -> None:
+        await self.dms.close_table(table, reason)
+        await self.channel.lobby_changed(table)
+        self._release_later(table)
+
+    async def table_paused(self, table: LiveTable, missing: list[str]) -> None:
+        self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
+        host = table.host_id
+        text = (
+            f"Table {table.id} is paused: I am missing "
+            + ", ".join(f"**{m}**" for m in missing)
+            + f" in <#{table.channel_id}>. It goes on by itself once that is given back."
+        )
+        self.pacer.spawn(self._tell_host(host, text), f"paused-{table.id}")
+
+    async def table_resumed(self, table: LiveTable) -> None:
+        self.channel.resumed(table)
+        self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
+        self._table_soon(table)
+
+    async def claim_beaten(self, table: LiveTable, seat: int, by_seat: int, what: str) -> None:
+        from bot.service.privacy import names_of
+
+        name = names_of(table)[by_seat]
+        self.dms.notes[(table.id, seat)] = f"Your claim lost to {name}'s {what}."
+        self.dms.changed(table, seat)
+
+    # -- the cog's calls -----------------------------------------------------------------------
+    def lobby_embed(self, table: LiveTable) -> discord.Embed:
+        return lobby_embed(table)
+
+    def ask_cancel(self, table: LiveTable, asked: bool) -> None:
+        self.channel.ask_cancel(table, asked)
+
+    async def answer_click(
+        self, interaction: discord.Interaction, table: LiveTable, seat: int
+    ) -> None:
+        """Answer a move click by updating the message it came from with the seat's newest
+        picture and controls (deferred first, so the answer never waits on a drawing)."""
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await self.private.answer(interaction, table, seat)
+        else:
+            await self.dms.answer(interaction, table, seat)
+
+    async def show_hand(
+        self, interaction: discord.Interaction, table: LiveTable, seat: int
+    ) -> None:
+        """ "My hand" / ``/mahjong hand``: the private, live hand."""
+        await self.private.open(interaction, table, seat)
+
+    async def repost_table(self, table: LiveTable) -> None:
+        """Post the table image again at the bottom of the channel (``/mahjong table``)."""
+        await self._in_order(table, self.channel.update_table(table, force_repost=True))
+
+    def message_created(self, message: discord.Message) -> None:
+        channel_id = getattr(message.channel, "id", None)
+        if channel_id is None:
+            return
+        table = self.service.in_channel(channel_id)
+        if table is not None and table.state is not None:
+            self.channel.message_created(table, message)
+
+    # -- helpers -------------------------------------------------------------------------------
+    async def _in_order(self, table: LiveTable, post: Any) -> None:
+        """Channel posts of a table go out in the order they were asked for (a reveal takes
+        longer to draw than the standings that follow it)."""
+        lock = self._posts.setdefault(table.id, asyncio.Lock())
+        async with lock:
+            await post
+
+    async def _tell_closed(self, table: LiveTable, user_id: int) -> None:
+        from cogs.controls import seat_button
+
+        view = discord.ui.View(timeout=None)
+        view.add_item(seat_button(table.id, "hand", "Show my hand"))
+        await self._in_order(
+            table,
+            self.channel.post(
+                table,
+                content=f"<@{user_id}>, I cannot send you direct messages (your DMs are closed). "
+                "Press **Show my hand** (or **My hand** on the table) to see your tiles and "
+                "play privately here; the table goes on.",
+                view=view,
+                allowed_mentions=discord.AllowedMentions(users=True),
+            ),
+        )
+
+    async def _tell_host(self, user_id: int, text: str) -> None:
+        try:
+            channel = await self.dms._dm_channel(user_id)
+            await self.pacer.turn(("dm", user_id))
+            await channel.send(text)
+        except discord.HTTPException as exc:
+            log.warning("could not tell the host %s: %s", user_id, exc)
+
+    def _release_later(self, table: LiveTable) -> None:
+        """Release a closed table's state and cached pictures once its last updates went
+        (a timer, not a task: waiting for it is nobody's business)."""
+        asyncio.get_running_loop().call_later(self.release_after, self._release, table)
+
+    def _release(self, table: LiveTable) -> None:
+        if table.status in ("lobby", "playing"):
+            return
+        tables = getattr(self.service, "tables", {})
+        still = {p.user_id for t in tables.values() if t is not table for p in t.players}
+        self.dms.release(table.id, still)
+        self.private.release(table.id)
+        self.channel.release(table.id)
+        self.pictures.forget(table.id)
+        self._posts.pop(table.id, None)
+        self._deals.pop(table.id, None)

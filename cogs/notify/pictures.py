@@ -1,0 +1,51 @@
+"""Drawing a picture for a message through the bot's drawing pool, in the lane its reader
+waits in (a claim prompt before a DM, a DM before the table image, reveals and look-ups last),
+and keeping the last bytes of each picture so a message posted anew (a new prompt, the table
+brought back to the bottom) re-uses them instead of drawing the same thing again."""
+
+from __future__ import annotations
+
+import inspect
+import io
+from collections.abc import Hashable
+from typing import Any
+
+import discord
+
+from cogs.notify.seat import Picture
+
+
+class Pictures:
+    def __init__(self, drawing: Any) -> None:
+        self.drawing = drawing
+        self._lanes = "lane" in inspect.signature(drawing.draw).parameters
+        self._last: dict[Hashable, tuple[Hashable, bytes]] = {}  # owner -> (key, png)
+
+    async def png(
+        self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
+    ) -> bytes:
+        if self._lanes:
+            return await self.drawing.draw(kind, *args, lane=lane, key=key, **kwargs)
+        return await self.drawing.draw(kind, *args, **kwargs)
+
+    async def file(
+        self, picture: Picture | None, *, lane: str = "dm", owner: Hashable = None
+    ) -> discord.File | None:
+        """The picture as an attachment; drawn only if ``owner``'s last picture differs."""
+        if picture is None:
+            return None
+        cached = self._last.get(owner) if owner is not None else None
+        if cached is not None and cached[0] == picture.key:
+            png = cached[1]
+        else:
+            png = await self.png(
+                picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs
+            )
+            if owner is not None:
+                self._last[owner] = (picture.key, png)
+        return discord.File(io.BytesIO(png), picture.filename, description=picture.description)
+
+    def forget(self, table_id: int) -> None:
+        """Release a closed table's pictures (owners are tuples starting with kind, table)."""
+        for owner in [o for o in self._last if isinstance(o, tuple) and o[1:2] == (table_id,)]:
+            del self._last[owner]

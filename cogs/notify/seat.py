@@ -1,0 +1,218 @@
+"""What one seat is shown about its game: the words, the controls and the picture of its DM
+(and of its private "My hand"), built from that seat's own view only (:mod:`bot.service.privacy`).
+
+The content carries a ``key`` of what it shows, worked out BEFORE anything is drawn: a DM is
+edited only when the key changes, and its picture re-uploaded only when the picture's own key
+changes. The wall count is text, refreshed with the next edit, and never a reason for one:
+it changes every draw, and edits for it alone were nearly half of all DM edits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.rules.analysis import ready_waits
+from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung
+from bot.rules.tiles import WIND_NAMES, counts_of, tile_name
+from bot.service.privacy import names_of, seat_view
+from cogs.controls import describe_legal, move_controls
+from cogs.notify.words import place_words, standings, win_words
+
+if TYPE_CHECKING:
+    from bot.rules.game.state import HandResult
+    from bot.service.tables import LiveTable, TableService
+
+CLAIM_KINDS = (Chow, Pung, Kong, MahJongg)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What to draw (``drawing.draw(kind, *args, **kwargs)``) and the key of what it shows."""
+
+    kind: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = field(hash=False, compare=False)
+    key: Hashable = None
+    filename: str = "hand.png"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SeatContent:
+    text: str
+    wall: str  # "Wall: 54" (text shown, not part of the key)
+    view: discord.ui.View | None
+    picture: Picture | None
+    deal: int
+    prompt: str | None = None  # "turn" or "claim": the seat is asked to act
+    prompt_id: tuple[int, int] | None = None  # (deal, move the controls are for)
+    finished: bool = False
+
+    @property
+    def controls(self) -> tuple[tuple[Any, ...], ...]:
+        return controls_shown(self.view)
+
+    @property
+    def key(self) -> Hashable:
+        """What the message shows, apart from the wall count."""
+        return (self.text, self.controls, self.picture.key if self.picture else None)
+
+    @property
+    def content(self) -> str:
+        return f"{self.text}\n-# {self.wall}" if self.wall else self.text
+
+
+def controls_shown(view: discord.ui.View | None) -> tuple[tuple[Any, ...], ...]:
+    if view is None:
+        return ()
+    return tuple(
+        (getattr(item, "custom_id", None), getattr(item, "label", None), str(item.emoji or ""))
+        for item in (getattr(child, "item", child) for child in view.children)
+    )
+
+
+def ready_discards(view: Any) -> frozenset[int]:
+    """The tiles whose discard leaves the viewer's hand ready (marked on the hand image)."""
+    own = view.seats[view.viewer]
+    if own.concealed is None:
+        return frozenset()
+    tiles = list(own.concealed) + ([own.drawn] if own.drawn is not None else [])
+    if len(tiles) % 3 != 2:
+        return frozenset()
+    counts = counts_of(tiles)
+    marks = set()
+    for tile in set(tiles):
+        counts[tile] -= 1
+        if ready_waits(counts):
+            marks.add(tile)
+        counts[tile] += 1
+    return frozenset(marks)
+
+
+def hand_picture(view: Any, seat: int) -> Picture:
+    marks = ready_discards(view)
+    own = view.seats[seat]
+    tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
+    alt = "Your hand: " + ", ".join(tile_name(t) for t in sorted(tiles))
+    key = (
+        "hand",
+        tuple(sorted(own.concealed or ())),
+        own.drawn,
+        own.melds,
+        own.flowers,
+        own.wind,
+        view.round_wind,
+        marks,
+    )
+    return Picture("hand", (view,), {"marks": marks}, key, "hand.png", alt[:1000])
+
+
+def _result_of(table: LiveTable, deal: int) -> HandResult | None:
+    state = table.state
+    if state is None:
+        return None
+    return next((r for r in reversed(state.results) if r.number == deal), None)
+
+
+def finished_text(
+    table: LiveTable, seat: int, deal: int, *, next_at: float | None, note: str = ""
+) -> str:
+    """The DM of a hand that is over: who won with what, what this seat paid or collected,
+    its running total, and when the next hand starts (or its place at the game's end)."""
+    state = table.state
+    assert state is not None
+    names = names_of(table)
+    result = _result_of(table, deal)
+    lines = [f"**Hand {deal} is over.**"]
+    if note:
+        lines.append(note)
+    if result is None:
+        lines.append("The hand ended without a result (the table closed).")
+        return "\n".join(lines)
+    lines.append(win_words(result, names))
+    net = result.net[seat]
+    if net > 0:
+        lines.append(f"You collected {net}.")
+    elif net < 0:
+        lines.append(f"You paid {-net}.")
+    else:
+        lines.append("You paid nothing and collected nothing.")
+    total = sum(r.net[seat] for r in state.results if r.number <= deal)
+    lines.append(f"Your total: {total:+d}.")
+    last = state.results and state.results[-1].number == deal
+    if state.phase == GAME_OVER and last:
+        order = standings(table)
+        place = next((i for i, (name, _) in enumerate(order, 1) if name == names[seat]), None)
+        if place is not None:
+            lines.append(
+                f"**The game is over:** you finished {place_words(place)} of {len(order)}."
+            )
+    elif next_at is not None and last:
+        lines.append(f"The next hand is dealt <t:{math.ceil(next_at)}:R>.")
+    return "\n".join(lines)
+
+
+def seat_content(
+    service: TableService,
+    table: LiveTable,
+    seat: int,
+    emojis: dict[int, discord.PartialEmoji],
+    *,
+    next_at: float | None = None,
+    note: str = "",
+) -> SeatContent:
+    """The DM (or private hand) of ``seat`` now."""
+    state = table.state
+    assert state is not None
+    seen = seat_view(table, seat)
+    player = table.player_at(seat)
+    wind = WIND_NAMES[seen.seats[seat].wind]
+    header = f"**Table {table.id}** · {table.ruleset} · hand {state.deal} · you are {wind}"
+    wall = f"Wall: {seen.wall_remaining}"
+    picture = hand_picture(seen, seat)
+    if state.phase in (HAND_OVER, GAME_OVER):
+        text = header + "\n" + finished_text(table, seat, state.deal, next_at=next_at, note=note)
+        return SeatContent(text, "", None, picture, state.deal, finished=True)
+    away = bool(player and player.away)
+    legal = [] if player is None or away else service.legal_for(table, seat)
+    status = describe_legal(legal)
+    prompt = None
+    if away:
+        body = "A computer player is keeping your seat warm. Take it back when you are ready."
+    elif status:
+        deadline = service.deadline(table, seat)
+        # Discord shows <t:...:R> as a live countdown in each reader's client; the timer
+        # itself runs out at the same moment.
+        timer = f" Time runs out <t:{math.ceil(deadline)}:R>." if deadline else ""
+        if seen.phase == "claim" and seen.last_discard is not None:
+            who, tile = seen.last_discard
+            shown = emojis.get(tile)
+            picture_of = f"{shown} " if shown is not None else ""
+            body = (
+                f"**{names_of(table)[who]} discarded {picture_of}{tile_name(tile)}.** "
+                f"You may {status}.{timer}"
+            )
+            prompt = "claim"
+        else:
+            body = f"**Your turn:** {status}.{timer}"
+            prompt = "turn"
+    else:
+        body = "Waiting for the other players."
+    if note and not prompt:
+        body = f"{note}\n{body}"
+    controls = move_controls(
+        table.id,
+        table.controls_move,
+        legal,
+        emojis,
+        away=away,
+        drawn=seen.seats[seat].drawn,
+        concealed=tuple(seen.seats[seat].concealed or ()),
+    )
+    prompt_id = (state.deal, table.controls_move) if prompt else None
+    return SeatContent(f"{header}\n{body}", wall, controls, picture, state.deal, prompt, prompt_id)
