@@ -70,6 +70,7 @@ class TableChannel:
         self._reposted_deal: dict[int, int] = {}
         self._lost: set[int] = set()  # tables whose channel failed: send nothing more
         self._cancel_asked: set[int] = set()
+        self._own: set[int] = set()  # ids of our own posts, counted when sent
         self.failed_requests = 0
 
     # -- where ---------------------------------------------------------------------------------
@@ -130,7 +131,8 @@ class TableChannel:
 
     # -- MESSAGE_CREATE ------------------------------------------------------------------------
     def message_created(self, table: LiveTable, message: discord.Message) -> None:
-        if message.id == table.message_id:
+        if message.id == table.message_id or message.id in self._own:
+            self._own.discard(message.id)
             return
         if message.author.id == getattr(self.bot.user, "id", None) and any(
             a.filename == "table.png" for a in message.attachments
@@ -269,13 +271,21 @@ class TableChannel:
 
     # -- posts -----------------------------------------------------------------------------------
     async def post(self, table: LiveTable, **kwargs: Any) -> discord.Message | None:
+        """A message below the table (a reveal, a notice, the standings): counted at once, so
+        the next table update brings the table back below it (its MESSAGE_CREATE, which may
+        come later, is not counted twice)."""
         channel = self._channel(table.channel_id)
         try:
-            return await self._request(
+            sent = await self._request(
                 table, table.channel_id, NORMAL, lambda: channel.send(**kwargs)
             )
         except ChannelLost:
             return None
+        self._below[table.id] = self._below.get(table.id, 0) + 1
+        self._own.add(sent.id)
+        if len(self._own) > 1000:
+            self._own.clear()
+        return sent
 
     async def post_reveal(self, table: LiveTable, result: HandResult) -> None:
         view = reveal_view(table, result)

@@ -114,6 +114,8 @@ class SeatDMs:
             content = self.content(table, seat)
             if live.message is not None and live.deal != content.deal and not live.finished:
                 await self._finish(table, seat, live)
+            if live.message is not None and live.deal < content.deal:
+                await self._skipped_hands(table, seat, live, content.deal)
             same_deal = live.message is not None and live.deal == content.deal
             if same_deal and live.key == content.key:
                 return
@@ -193,6 +195,21 @@ class SeatDMs:
             await live.message.edit(content=f"{header}\n{text}", view=None)
         live.finished = True
 
+    async def _skipped_hands(self, table: LiveTable, seat: int, live: LiveDM, deal: int) -> None:
+        """Hands that began and ended between two updates of this DM (a short hand, the DM's
+        budget spent): each still gets its finished message, so every hand closes the loop."""
+        state = table.state
+        assert state is not None
+        channel = await self._dm_channel(live.user_id)
+        for result in state.results:
+            if not live.deal < result.number < deal:
+                continue
+            text = finished_text(table, seat, result.number, next_at=None)
+            header = f"**Table {table.id}** · {table.ruleset} · hand {result.number}"
+            await self.pacer.turn(("dm", live.user_id), NORMAL)
+            live.message = await channel.send(content=f"{header}\n{text}")
+            live.deal, live.finished, live.key = result.number, True, None
+
     async def close_table(self, table: LiveTable, reason: str) -> None:
         """The table ended for ``reason``: each live DM says so, and is finished."""
         for (table_id, _seat), live in list(self.live.items()):
@@ -225,6 +242,8 @@ class SeatDMs:
             same = (
                 live.message is not None and clicked is not None and live.message.id == clicked.id
             )
+            if same and live.key == content.key:
+                return  # already shows it (a double tap): the deferral is the whole answer
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
             picture_key = content.picture.key if content.picture else None
             if not same or picture_key != live.picture_key:

@@ -142,6 +142,7 @@ class DiscordTableNotifier:
             player = table.player_at(seat) if table.state is not None else None
             if player is not None and player.user_id is not None:
                 self.dms.changed(table, seat)
+                self.private.changed(table, seat)
         self._release_later(table)
 
     async def table_closed(self, table: LiveTable, reason: str) -> None:

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -37,12 +37,13 @@ TOKEN_MARGIN = 45.0  # stop using a token this long before Discord would refuse 
 
 @dataclass
 class PrivateHand:
+    """The ephemeral message a seat's private hand lives in, and the token that edits it."""
+
     interaction: discord.Interaction
+    message_id: int | None
     since: float  # when the token was issued (time.monotonic())
     key: Hashable = None
     picture_key: Hashable = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    expired: bool = False
 
 
 class PrivateHands:
@@ -53,20 +54,30 @@ class PrivateHands:
         self.gap = 0.25
         self.token_life = TOKEN_LIFE - TOKEN_MARGIN
         self.hands: dict[tuple[int, int], PrivateHand] = {}
+        self._locks: dict[tuple[int, int], asyncio.Lock] = {}
+
+    def _lock(self, table_id: int, seat: int) -> asyncio.Lock:
+        return self._locks.setdefault((table_id, seat), asyncio.Lock())
 
     async def open(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:
-        """Answer a "My hand" press or ``/mahjong hand`` with the private hand."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        """Answer a "My hand" press or ``/mahjong hand`` with the private hand. The content is
+        taken before the answer is deferred, so it is never newer than the message showing it;
+        a change meanwhile is caught up with at once."""
         content = self.dms.content(table, seat)
-        file = await self.pictures.file(content.picture, lane="lookup")
-        kwargs: dict[str, Any] = {"content": content.content, "ephemeral": True}
-        if file is not None:
-            kwargs["file"] = file
-        if content.view is not None:
-            kwargs["view"] = content.view
-        await interaction.followup.send(**kwargs)
-        hand = PrivateHand(interaction, time.monotonic(), content.key, _picture_key(content))
-        self.hands[(table.id, seat)] = hand
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self._lock(table.id, seat):
+            file = await self.pictures.file(content.picture, lane="dm")
+            kwargs: dict[str, Any] = {"content": content.content, "ephemeral": True, "wait": True}
+            if file is not None:
+                kwargs["file"] = file
+            if content.view is not None:
+                kwargs["view"] = content.view
+            message = await interaction.followup.send(**kwargs)
+            self.hands[(table.id, seat)] = PrivateHand(
+                interaction, message.id, time.monotonic(), content.key, _picture_key(content)
+            )
+        if table.state is not None and self.dms.content(table, seat).key != content.key:
+            self.changed(table, seat)
 
     def changed(self, table: LiveTable, seat: int) -> None:
         if (table.id, seat) in self.hands:
@@ -75,10 +86,10 @@ class PrivateHands:
             )
 
     async def update(self, table: LiveTable, seat: int) -> None:
-        hand = self.hands.get((table.id, seat))
-        if hand is None or table.state is None:
-            return
-        async with hand.lock:
+        async with self._lock(table.id, seat):
+            hand = self.hands.get((table.id, seat))
+            if hand is None or table.state is None:
+                return
             if time.monotonic() - hand.since > self.token_life:
                 await self._expire(table, seat, hand)
                 return
@@ -115,31 +126,34 @@ class PrivateHands:
             )
 
     async def answer(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:
-        """A click on the private hand (deferred): the message shows the newest content, and
+        """A click on a private hand (deferred): the message shows the newest content, and
         the click's fresh token keeps it live for another 15 minutes."""
-        hand = self.hands.get((table.id, seat))
-        if hand is None or hand.interaction.message is None:
-            hand = PrivateHand(interaction, time.monotonic())
-        async with hand.lock:
+        clicked = interaction.message.id if interaction.message is not None else None
+        async with self._lock(table.id, seat):
+            hand = self.hands.get((table.id, seat))
+            same = hand is not None and hand.message_id == clicked
             content = self.dms.content(table, seat)
+            if same and hand is not None and content.key == hand.key:
+                hand.interaction, hand.since = interaction, time.monotonic()
+                return  # already shows it (a double tap): the deferral is the whole answer
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
-            same_message = (
-                hand.interaction.message is not None
-                and interaction.message is not None
-                and hand.interaction.message.id == interaction.message.id
-            )
-            if not same_message or _picture_key(content) != hand.picture_key:
+            if not same or hand is None or _picture_key(content) != hand.picture_key:
                 file = await self.pictures.file(content.picture, lane="dm")
                 kwargs["attachments"] = [file] if file is not None else []
             await self.pacer.turn(("token", interaction.id), URGENT, route="edit", counted=False)
-            await interaction.edit_original_response(**kwargs)
-            hand.interaction, hand.since = interaction, time.monotonic()
-            hand.key, hand.picture_key = content.key, _picture_key(content)
-        self.hands[(table.id, seat)] = hand
+            try:
+                await interaction.edit_original_response(**kwargs)
+            except discord.NotFound:
+                return
+            self.hands[(table.id, seat)] = PrivateHand(
+                interaction, clicked, time.monotonic(), content.key, _picture_key(content)
+            )
 
     def release(self, table_id: int) -> None:
         for key in [k for k in self.hands if k[0] == table_id]:
             del self.hands[key]
+        for key in [k for k in self._locks if k[0] == table_id]:
+            del self._locks[key]
 
 
 def _picture_key(content: Any) -> Hashable:

@@ -539,7 +539,10 @@ class Privacy:
             and [(a.data, a.description) for a in before.attachments]
             == [(a.data, a.description) for a in version.attachments]
         )
-        assert not same, f"{user} saw message {version.message.id} edited to the same thing"
+        assert not same, (
+            f"{user} saw message {version.message.id} edited to the same thing: "
+            f"{version.content!r} {version.embeds and version.embeds[0].get('title')}"
+        )
         self.checked["edits"] += 1
 
     def _check_images(self, user: Any, seat: int, version: Version) -> None:

@@ -1,0 +1,170 @@
+"""What members see of a live table, from their own clients: the table stays at the bottom of
+its channel at every deal however much is posted below it, the channel holds one table
+message, every DM of a finished hand is left in a finished state that closes the loop, and a
+member whose DMs are closed plays a whole game from the table's "My hand" button alone."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.checks import check_privacy, recording_images, replay
+from tests.e2e.harness import open_table, recording_states, standings_posted, start_bot
+from tests.e2e.players import SimPlayer, move_buttons, play_all, seat_button
+
+HAND_TITLE = re.compile(r"hand (\d+)$")
+REVEAL_TITLE = re.compile(r"^Hand (\d+):")
+
+
+def is_table(message: Any) -> bool:
+    return any(a.filename == "table.png" for a in message.attachments)
+
+
+def table_messages(user: Any, channel: Any) -> list[Any]:
+    return [m for m in user.messages(channel) if is_table(m)]
+
+
+def hand_shown(embeds: list[dict[str, Any]]) -> int | None:
+    for e in embeds:
+        match = HAND_TITLE.search(e.get("title") or "")
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def first_showing(messages: list[Any]) -> dict[int, Any]:
+    """For each deal, the table message that first showed it."""
+    firsts: dict[int, tuple[str, Any]] = {}
+    for m in messages:
+        for version in [*m.history, m]:
+            deal = hand_shown(version.embeds)
+            when = version.edited_at or m.created_at
+            if deal is not None and (deal not in firsts or when < firsts[deal][0]):
+                firsts[deal] = (when, m)
+    return {deal: m for deal, (_, m) in firsts.items()}
+
+
+@pytest.mark.slow
+async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
+    fake_discord, discord_world, run_bot, tmp_path
+) -> None:
+    w = discord_world
+    members = [w.alice, w.bob]
+    hands = 6
+    with recording_states() as states, recording_images() as images:
+        bot = await start_bot(run_bot, tmp_path)
+        opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=hands)
+        players = [SimPlayer(u, w.channel) for u in members]
+        chatted: set[int] = set()
+
+        async def carol_chats() -> None:
+            """Carol, not seated, says something once per deal she sees on the table."""
+            while not standings_posted(w.carol, w.channel):
+                for m in table_messages(w.carol, w.channel):
+                    deal = hand_shown(m.embeds)
+                    if deal is not None and deal not in chatted and not m.deleted:
+                        chatted.add(deal)
+                        await w.carol.say(w.channel, f"nice hand {deal}, everyone")
+                await asyncio.sleep(0.05)
+
+        chat = asyncio.ensure_future(carol_chats())
+        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=180)
+        await chat
+        await bot.services.tables.notifier.drain()
+
+    table = replay(tmp_path / "db.sqlite3", opened.table_id)
+    assert table.status == "finished" and len(table.state.results) == hands
+    seen = w.carol.messages(w.channel)
+    reveals = {
+        int(REVEAL_TITLE.match(e["title"]).group(1)): m
+        for m in seen
+        for e in m.embeds
+        if REVEAL_TITLE.match(e.get("title") or "")
+    }
+    assert sorted(reveals) == list(range(1, hands + 1))
+    # At every deal the table comes back below the reveal of the hand before (and the chat).
+    # (Every table message carol saw, those deleted since included.)
+    everything = fake_discord.channel(w.channel).messages
+    firsts = first_showing([m for m in everything if m.visible_to is None and is_table(m)])
+    assert sorted(firsts) == list(range(1, hands + 1))
+    for deal in range(2, hands + 1):
+        assert firsts[deal].id > reveals[deal - 1].id, (
+            f"hand {deal} was first shown above the reveal of hand {deal - 1}"
+        )
+    assert len(chatted) >= 2, "carol never chatted"
+    # One table message in the channel at the end (each repost deleted the one before).
+    assert len([m for m in table_messages(w.carol, w.channel) if not m.deleted]) == 1
+    # Every DM of a finished hand says so: who won, what you paid or collected, your total;
+    # no old hand is left waiting, and no finished hand keeps buttons.
+    for user in members:
+        dms = [m for m in user.dm_messages() if not m.deleted and m.interaction_id is None]
+        finished = [m for m in dms if "is over" in m.content]
+        assert len(finished) == hands, [m.content.splitlines()[:2] for m in user.dm_messages()]
+        for m in dms:
+            assert "Waiting" not in m.content, m.content
+            assert not m.custom_ids(), f"a finished hand's DM keeps buttons: {m.content!r}"
+            assert "Your total" in m.content, m.content
+        assert "The game is over" in dms[-1].content and "you finished" in dms[-1].content
+    # And nothing seen broke privacy, or was an edit to the same thing.
+    (snapshots,) = states.games.values()
+    seats = {u.id: table.seat_of(u.id) for u in members}
+    check_privacy(fake_discord, members, [w.channel], opened.table_id, snapshots, seats, images)
+
+
+class MyHandPlayer(SimPlayer):
+    """A member who plays only from the private hand the table's "My hand" button opens:
+    one press, then the buttons of that live message (and "Go on" if it asks for it)."""
+
+    private: Any = None
+
+    def table_message(self) -> Any | None:
+        for m in reversed(self.user.messages(self.channel)):
+            if not m.deleted and seat_button(m, "hand") and m.attachments:
+                return m
+        return None
+
+    async def step(self) -> bool:
+        if self.private is None or seat_button(self.private, "hand"):
+            where = self.private if self.private is not None else self.table_message()
+            if where is None:
+                return False
+            handle = await self.user.click(where, seat_button(where, "hand"))
+            self.asked += 1
+            message = await handle.reply()
+            assert message.ephemeral and message.visible_to == self.user.id, message
+            self.private = message
+        return await self._act_on(self.private)
+
+
+@pytest.mark.slow
+async def test_a_member_with_closed_dms_plays_a_whole_game_from_my_hand(
+    fake_discord, discord_world, run_bot, tmp_path
+) -> None:
+    w = discord_world
+    fake_discord.close_dms(w.bob)
+    with recording_states() as states, recording_images() as images:
+        bot = await start_bot(run_bot, tmp_path)
+        opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=2)
+        bob = MyHandPlayer(w.bob, w.channel)
+        alice = SimPlayer(w.alice, w.channel)
+        await play_all([alice, bob], lambda: standings_posted(w.alice, w.channel), timeout=120)
+        await bot.services.tables.notifier.drain()
+
+    table = replay(tmp_path / "db.sqlite3", opened.table_id)
+    assert table.status == "finished" and len(table.state.results) == 2
+    assert not w.bob.dm_messages()
+    assert bob.asked == 1, "one press of My hand was enough for the whole game"
+    assert len(bob.accepted) > 5 and not bob.refusals, bob.refusals
+    # Bob typed no command: every interaction of his was a button.
+    assert all(c.custom_id.startswith("mj:") for c in bob.clicks)
+    # His private hand ended in the finished state of the last hand.
+    assert "The game is over" in bob.private.content
+    assert not move_buttons(bob.private)
+    (snapshots,) = states.games.values()
+    seats = {u.id: table.seat_of(u.id) for u in (w.alice, w.bob)}
+    check_privacy(
+        fake_discord, [w.alice, w.bob], [w.channel], opened.table_id, snapshots, seats, images
+    )

@@ -1,0 +1,133 @@
+"""The pacer: newest state only, Discord's per-channel and global budgets, claim prompts first,
+and no background exception lost. Grants are recorded at the loop's time, so the budgets are
+checked on the times the pacer let requests go (no timed asserts on how long the test took)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cogs.notify.pacing import LOW, NORMAL, URGENT, Pacer
+
+
+async def _grants(pacer: Pacer, asks: list[tuple[str, int]]) -> list[tuple[float, str, int]]:
+    """Ask for one turn per (channel, priority), all at once; the order and times granted."""
+    loop = asyncio.get_running_loop()
+    out: list[tuple[float, str, int]] = []
+
+    async def one(channel: str, priority: int) -> None:
+        await pacer.turn(channel, priority)
+        out.append((loop.time(), channel, priority))
+
+    await asyncio.gather(*(one(c, p) for c, p in asks))
+    return out
+
+
+def _most_in_window(times: list[float], window: float) -> int:
+    times = sorted(times)
+    return max(
+        (sum(1 for t in times[i:] if t < start + window - 1e-9) for i, start in enumerate(times)),
+        default=0,
+    )
+
+
+async def test_a_channel_never_gets_more_than_its_budget_in_a_window() -> None:
+    pacer = Pacer(per_channel=5, window=0.3, global_rate=1000)
+    grants = await _grants(pacer, [("dm", NORMAL)] * 12 + [("other", NORMAL)] * 3)
+    dm = [t for t, c, _ in grants if c == "dm"]
+    assert len(dm) == 12
+    # Ordinary work keeps the channel's last slot free for a claim prompt.
+    assert _most_in_window(dm, 0.3) == 4
+    # Another channel is not held up by a busy one.
+    other = [t for t, c, _ in grants if c == "other"]
+    assert max(other) < sorted(dm)[4]
+    await pacer.close()
+
+
+async def test_a_claim_prompt_takes_the_slot_ordinary_work_leaves() -> None:
+    pacer = Pacer(per_channel=5, window=60, global_rate=1000)
+    for _ in range(4):
+        await pacer.turn("dm", NORMAL)
+    urgent = asyncio.ensure_future(pacer.turn("dm", URGENT))
+    normal = asyncio.ensure_future(pacer.turn("dm", NORMAL))
+    await asyncio.wait_for(urgent, timeout=5)  # at once, though the channel is nearly full
+    assert not normal.done()  # ordinary work waits for the window
+    normal.cancel()
+    await pacer.close()
+
+
+async def test_the_global_budget_is_served_by_priority() -> None:
+    pacer = Pacer(per_channel=100, window=1, global_rate=20)
+    for i in range(20):  # spend the whole bucket
+        await pacer.turn(f"c{i}", NORMAL)
+    asks = [(f"n{i}", NORMAL) for i in range(6)] + [("d", LOW), ("claim", URGENT)]
+    grants = await _grants(pacer, asks)
+    order = [c for _, c, _ in grants]
+    assert order[0] == "claim" and order[-1] == "d"
+    # Never more than the rate allows over any second (the bucket refills at 20 a second).
+    times = [t for t, _, _ in grants]
+    assert _most_in_window(times, 1.0) <= 20
+    await pacer.close()
+
+
+async def test_interaction_requests_are_outside_the_global_budget() -> None:
+    pacer = Pacer(per_channel=100, window=1, global_rate=2)
+    await pacer.turn("a", NORMAL)
+    await pacer.turn("b", NORMAL)
+    token = asyncio.ensure_future(pacer.turn("token", URGENT, counted=False))
+    await asyncio.wait_for(token, timeout=5)
+    assert pacer.counts == {"global": 2, "interaction": 1}
+    await pacer.close()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=30))
+def test_coalescing_runs_the_newest_state_and_never_two_at_once(states: list[int]) -> None:
+    async def scenario() -> tuple[list[int], int]:
+        pacer = Pacer()
+        seen: list[int] = []
+        running = 0
+        most = 0
+        current = {"state": None}
+
+        async def work() -> None:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0)
+            seen.append(current["state"])
+            running -= 1
+
+        for value in states:
+            current["state"] = value
+            pacer.coalesce("key", work)
+            if value % 3 == 0:
+                await asyncio.sleep(0)
+        await pacer.drain()
+        await pacer.close()
+        return seen, most
+
+    seen, most = asyncio.run(scenario())
+    assert seen[-1] == states[-1]  # the newest state is always shown in the end
+    assert len(seen) <= len(states)
+    assert most == 1
+
+
+async def test_a_background_failure_is_logged_with_its_cause(caplog) -> None:
+    pacer = Pacer()
+
+    async def fails() -> None:
+        raise RuntimeError("403 Forbidden (error code: 50013): Missing Permissions")
+
+    with caplog.at_level(logging.ERROR):
+        pacer.spawn(fails(), "reveal-7-3")
+        await pacer.drain()
+        await asyncio.sleep(0)
+    assert any(
+        "reveal-7-3" in r.getMessage() and "Missing Permissions" in r.getMessage()
+        for r in caplog.records
+    ), [r.getMessage() for r in caplog.records]
+    await pacer.close()
