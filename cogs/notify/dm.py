@@ -211,19 +211,34 @@ class SeatDMs:
             live.deal, live.finished, live.key = result.number, True, None
 
     async def close_table(self, table: LiveTable, reason: str) -> None:
-        """The table ended for ``reason``: each live DM says so, and is finished."""
+        """The table ended for ``reason``: every seated member is told by DM (their live DM
+        says so and is finished; a member without one gets a message)."""
+        playing = table.state is not None and table.state.phase not in ("hand-over", "game-over")
+        text = (
+            f"**Table {table.id}** ({table.ruleset}) has ended: {reason}. "
+            "Finished hands stay settled."
+        )
+        if playing:
+            text += " The hand in play is abandoned: nobody pays for it."
+        told: set[int] = set()
         for (table_id, _seat), live in list(self.live.items()):
             if table_id != table.id or live.message is None or live.finished:
                 continue
             async with live.lock:
-                header = f"**Table {table.id}** · {table.ruleset} · hand {live.deal}"
-                text = f"{header}\n**The table has ended:** {reason}"
-                if table.state is not None and table.state.phase not in ("hand-over", "game-over"):
-                    text += "\nThe hand in play is abandoned: nobody pays for it."
                 await self.pacer.turn(("dm", live.user_id), NORMAL, route="edit")
                 with contextlib.suppress(discord.HTTPException):
                     await live.message.edit(content=text, view=None)
+                    told.add(live.user_id)
                 live.finished = True
+        for player in table.players:
+            if player.user_id is None or player.user_id in told:
+                continue
+            try:
+                channel = await self._dm_channel(player.user_id)
+                await self.pacer.turn(("dm", player.user_id), NORMAL)
+                await channel.send(text)
+            except discord.HTTPException as exc:
+                log.info("could not tell %s that table %s ended: %s", player.user_id, table.id, exc)
 
     # -- a click on the live message ---------------------------------------------------------
     async def answer(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:

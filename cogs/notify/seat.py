@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.rules.analysis import ready_waits
 from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung
-from bot.rules.tiles import WIND_NAMES, counts_of, tile_name
+from bot.rules.tiles import WIND_NAMES, tile_name
+from bot.service.hints import seat_hints
 from bot.service.privacy import names_of, seat_view
 from cogs.controls import describe_legal, move_controls
 from cogs.notify.words import place_words, standings, win_words
@@ -28,6 +28,14 @@ if TYPE_CHECKING:
     from bot.service.tables import LiveTable, TableService
 
 CLAIM_KINDS = (Chow, Pung, Kong, MahJongg)
+HINT_MARK = "-# Hint: "  # a hint line (small print), from bot.service.hints
+
+
+def _hints(table: LiveTable, view: Any) -> Any:
+    """The seat's hints in words (nothing on a table played with hints off)."""
+    if not getattr(table, "hints", True):
+        return None
+    return seat_hints(view) or None
 
 
 @dataclass(frozen=True)
@@ -76,40 +84,16 @@ def controls_shown(view: discord.ui.View | None) -> tuple[tuple[Any, ...], ...]:
     )
 
 
-def ready_discards(view: Any) -> frozenset[int]:
-    """The tiles whose discard leaves the viewer's hand ready (marked on the hand image)."""
-    own = view.seats[view.viewer]
-    if own.concealed is None:
-        return frozenset()
-    tiles = list(own.concealed) + ([own.drawn] if own.drawn is not None else [])
-    if len(tiles) % 3 != 2:
-        return frozenset()
-    counts = counts_of(tiles)
-    marks = set()
-    for tile in set(tiles):
-        counts[tile] -= 1
-        if ready_waits(counts):
-            marks.add(tile)
-        counts[tile] += 1
-    return frozenset(marks)
-
-
-def hand_picture(view: Any, seat: int) -> Picture:
-    marks = ready_discards(view)
+def seat_picture(view: Any, seat: int, names: tuple[str, ...], marks: frozenset[int]) -> Picture:
+    """The table from the seat (its hand large at the bottom, everyone's sets and discards,
+    whose turn). Its key leaves out what changes without being worth a new picture: the wall
+    count (text in the message), the move number and the engine's event log."""
     own = view.seats[seat]
     tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
     alt = "Your hand: " + ", ".join(tile_name(t) for t in sorted(tiles))
-    key = (
-        "hand",
-        tuple(sorted(own.concealed or ())),
-        own.drawn,
-        own.melds,
-        own.flowers,
-        own.wind,
-        view.round_wind,
-        marks,
-    )
-    return Picture("hand", (view,), {"marks": marks}, key, "hand.png", alt[:1000])
+    shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
+    key = ("seat_table", shown, names, marks)
+    return Picture("seat_table", (view, names), {"marks": marks}, key, "seat.png", alt[:1000])
 
 
 def _result_of(table: LiveTable, deal: int) -> HandResult | None:
@@ -174,7 +158,10 @@ def seat_content(
     wind = WIND_NAMES[seen.seats[seat].wind]
     header = f"**Table {table.id}** · {table.ruleset} · hand {state.deal} · you are {wind}"
     wall = f"Wall: {seen.wall_remaining}"
-    picture = hand_picture(seen, seat)
+    names = names_of(table)
+    hints = _hints(table, seen)
+    marks = frozenset(hints.ready_discards) if hints else frozenset()
+    picture = seat_picture(seen, seat, names, marks)
     if state.phase in (HAND_OVER, GAME_OVER):
         text = header + "\n" + finished_text(table, seat, state.deal, next_at=next_at, note=note)
         return SeatContent(text, "", None, picture, state.deal, finished=True)
@@ -194,7 +181,7 @@ def seat_content(
             shown = emojis.get(tile)
             picture_of = f"{shown} " if shown is not None else ""
             body = (
-                f"**{names_of(table)[who]} discarded {picture_of}{tile_name(tile)}.** "
+                f"**{names[who]} discarded {picture_of}{tile_name(tile)}.** "
                 f"You may {status}.{timer}"
             )
             prompt = "claim"
@@ -205,6 +192,8 @@ def seat_content(
         body = "Waiting for the other players."
     if note and not prompt:
         body = f"{note}\n{body}"
+    if hints and not away:
+        body += "\n" + "\n".join(f"{HINT_MARK}{line}" for line in hints.lines)
     controls = move_controls(
         table.id,
         table.controls_move,

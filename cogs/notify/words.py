@@ -57,6 +57,9 @@ def lobby_embed(table: LiveTable) -> discord.Embed:
         "lobby": "Join, add computer players, and the host starts the game.",
         "cancelled": "This table was cancelled.",
     }.get(table.status, "")
+    expires = getattr(table, "lobby_expires_at", None)
+    if table.status == "lobby" and expires:
+        status += f" It expires <t:{int(expires)}:R> unless started."
     embed = discord.Embed(
         title=f"Mahjong table: {table.ruleset}",
         description=f"{status}\n\n{seats or 'No one yet.'}",

@@ -42,6 +42,7 @@ TILE_NAMES = {tile_name(t): t for t in range(42)}
 TILE_WORDS = re.compile("|".join(re.escape(n) for n in sorted(TILE_NAMES, key=len, reverse=True)))
 MOVE_ID = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?(:d)?$")
 DRAWN_LABEL = "Discard the drawn tile"
+HINT_MARK = "-# Hint: "
 
 
 # -- the database -----------------------------------------------------------------------------
@@ -484,6 +485,7 @@ class Privacy:
 
     def __post_init__(self) -> None:
         self.by_move = {s.move: s for s in self.states}
+        self._hint_cache: dict[tuple[int, int, int], tuple[str, ...]] = {}
         self.times: list[float] = []
 
     def _public_until(self, snapshots: list[Any], t: float, seat: int) -> set[int]:
@@ -557,7 +559,7 @@ class Privacy:
             if att.filename == "table.png":
                 words = TILE_WORDS.findall(att.description or "")
                 assert not words, f"the table's alt text names tiles: {att.description!r}"
-            if att.filename == "hand.png":
+            if att.filename in ("hand.png", "seat.png"):
                 for item in drawn:
                     state = self.by_move[item.view.move]
                     expected = ", ".join(tile_name(t) for t in own_tiles(state, seat))
@@ -568,7 +570,7 @@ class Privacy:
     def _check_drawn(self, user: Any, seat: int, att: Any, item: Drawn) -> None:
         v = item.view
         state = self.by_move.get(v.move)
-        if item.kind == "hand":
+        if item.kind in ("hand", "seat_table"):
             assert v.viewer == seat, f"{user} (seat {seat}) got the hand of seat {v.viewer}"
             assert state is not None and view(state, seat) == v, (
                 f"{user}'s hand image at move {v.move} is not drawn from their true view"
@@ -616,8 +618,41 @@ class Privacy:
             )
             self.checked["controls"] += 1
 
+    def _check_hints(
+        self, user: Any, seat: int, version: Version, snapshots: list[Any]
+    ) -> list[str]:
+        """Hint lines (``-# Hint: ...``) are checked whole: each must be what
+        ``seat_hints`` says from the seat's own view at some state reached by then (it names
+        the tiles a hand waits on, which nobody may have seen: the words check cannot judge
+        those). The texts without the hint lines are returned for the words check."""
+        from bot.service.hints import seat_hints
+
+        out = []
+        for text in version.texts():
+            kept = []
+            for line in text.splitlines():
+                if not line.startswith(HINT_MARK):
+                    kept.append(line)
+                    continue
+                hint = line.removeprefix(HINT_MARK)
+                possible: set[str] = set()
+                for snap in snapshots:
+                    if snap.at > version.made_at + 0.001:
+                        break
+                    key = (snap.state.move, snap.state.deal, seat)
+                    if key not in self._hint_cache:
+                        self._hint_cache[key] = seat_hints(view(snap.state, seat)).lines
+                    possible.update(self._hint_cache[key])
+                assert hint in possible, (
+                    f"{user} (seat {seat}) got a hint not from their view: {hint!r}"
+                )
+                self.checked["hints"] += 1
+            out.append("\n".join(kept))
+        return out
+
     def _check_words(self, user: Any, seat: int, version: Version, snapshots: list[Any]) -> None:
-        words = [w for text in version.texts() for w in TILE_WORDS.findall(text)]
+        texts = self._check_hints(user, seat, version, snapshots)
+        words = [w for text in texts for w in TILE_WORDS.findall(text)]
         for att in version.attachments:
             if att.filename != "table.png":
                 words += TILE_WORDS.findall(att.description or "")

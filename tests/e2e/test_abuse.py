@@ -146,7 +146,7 @@ async def test_abuse_is_refused_and_changes_nothing(
     assert mine.ephemeral and mine.visible_to == w.bob.id
     hand = replay(db, opened.table_id).state.seats[seat_of[w.bob]]
     tiles = sorted([*hand.concealed, *([hand.drawn] if hand.drawn is not None else [])])
-    assert mine.attachment("hand.png").description == "Your hand: " + ", ".join(
+    assert mine.attachment("seat.png").description == "Your hand: " + ", ".join(
         tile_name(t) for t in tiles
     )
     assert snapshot(db) == before

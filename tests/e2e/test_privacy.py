@@ -41,7 +41,7 @@ async def test_no_member_sees_another_members_tiles_and_the_check_would_tell(
     bob_saw = seen_by(fake_discord, w.bob, [w.channel])
     tables = [v for v in seen if any(a.filename == "table.png" for a in v.attachments)]
     early = tables[2]
-    bob_hand = next(a for v in bob_saw for a in v.attachments if a.filename == "hand.png")
+    bob_hand = next(a for v in bob_saw for a in v.attachments if a.filename == "seat.png")
     # The state the early table was drawn from, and a tile bob held then that nobody could
     # know: neither shown on the table nor in alice's own hand.
     state = max((s for s in snapshots if s.at <= early.made_at), key=lambda s: s.at).state
@@ -67,6 +67,9 @@ async def test_no_member_sees_another_members_tiles_and_the_check_would_tell(
     caught(replace(with_controls, components=doctored), "was offered")
     # Saying who passed on a discard.
     caught(replace(early, content="bob: pass"), "who passed")
+    # A hint that does not come from alice's own view (it names bob's tile as a wait).
+    hint = f"-# Hint: Waiting on {tile_name(secret)} (4 unseen)."
+    caught(replace(with_controls, content=with_controls.content + "\n" + hint), "hint not from")
     # An edit that changes nothing.
     with pytest.raises(AssertionError, match="edited to the same thing"):
         privacy.check_user(w.alice, [early, replace(early)], snapshots)
@@ -82,7 +85,7 @@ def _retile(components: list[dict]) -> list[dict]:
     while stack:
         c = stack.pop()
         stack.extend(c.get("components") or [])
-        if ":discard:" in (c.get("custom_id") or ""):
+        if ":discard:" in (c.get("custom_id") or "") and not c["custom_id"].endswith(":d"):
             buttons.append(c)
     offered = {int(b["custom_id"].rsplit(":", 1)[1]) for b in buttons}
     tile = next(t for t in range(34) if t not in offered)
