@@ -199,6 +199,12 @@ class TableChannel:
         key = ("table", view)
         return Picture("table", (view, names), {}, key, "table.png", table_alt_text(view, names))
 
+    async def draw_table(self, table: LiveTable) -> None:
+        """Draw the table's picture into the cache (``update_table`` then finds it drawn)."""
+        if table.state is None or self.silent(table):
+            return
+        await self.pictures.file(self.table_picture(table), lane="table", owner=("table", table.id))
+
     async def update_table(self, table: LiveTable, *, force_repost: bool = False) -> None:
         state = table.state
         if state is None or self.silent(table):

@@ -53,6 +53,12 @@ class LiveDM:
     prompt_id: tuple[int, int] | None = None
     finished: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    deals: dict[int, int] = field(default_factory=dict)  # recent message id -> its hand
+
+    def remember(self, message_id: int, deal: int) -> None:
+        self.deals[message_id] = deal
+        while len(self.deals) > 8:
+            del self.deals[next(iter(self.deals))]
 
 
 class SeatDMs:
@@ -156,6 +162,7 @@ class SeatDMs:
         message = await channel.send(**kwargs)
         old = live.message if live.deal == content.deal and not live.finished else None
         live.message, live.deal, live.key = message, content.deal, content.key
+        live.remember(message.id, content.deal)
         live.picture_key = content.picture.key if content.picture else None
         live.prompt_id, live.finished = content.prompt_id, content.finished
         self._closed.pop((table.id, live.user_id), None)
@@ -208,6 +215,7 @@ class SeatDMs:
             header = f"**Table {table.id}** · {table.ruleset} · hand {result.number}"
             await self.pacer.turn(("dm", live.user_id), NORMAL)
             live.message = await channel.send(content=f"{header}\n{text}")
+            live.remember(live.message.id, result.number)
             live.deal, live.finished, live.key = result.number, True, None
 
     async def close_table(self, table: LiveTable, reason: str) -> None:
@@ -244,7 +252,9 @@ class SeatDMs:
     async def answer(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:
         """Put the seat's newest content into the DM message that was clicked (the click was
         deferred; the edit goes through the interaction's token, outside the global budget).
-        The clicked message becomes the live one."""
+        The clicked message becomes the live one, unless it belongs to an earlier hand than
+        the newest content (a click answered after the next deal began): a hand's message
+        never turns into another hand's."""
         player = table.player_at(seat)
         if player is None or player.user_id is None or table.state is None:
             return
@@ -252,6 +262,7 @@ class SeatDMs:
         if live is None or live.user_id != player.user_id:
             live = self.live[(table.id, seat)] = LiveDM(player.user_id)
         clicked = interaction.message
+        old = None
         async with live.lock:
             content = self.content(table, seat)
             same = (
@@ -259,6 +270,11 @@ class SeatDMs:
             )
             if same and live.key == content.key:
                 return  # already shows it (a double tap): the deferral is the whole answer
+            clicked_deal = live.deals.get(clicked.id) if clicked is not None else None
+            if same:
+                clicked_deal = live.deal
+            if clicked_deal is not None and clicked_deal != content.deal:
+                return  # the next hand began meanwhile: the update finishes this one
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
             picture_key = content.picture.key if content.picture else None
             if not same or picture_key != live.picture_key:
@@ -271,11 +287,11 @@ class SeatDMs:
                 await interaction.edit_original_response(**kwargs)
             except discord.NotFound:
                 return  # the clicked message was replaced meanwhile by a newer prompt
-            old = None if same else live.message
-            if old is not None and (live.finished or live.deal != content.deal):
-                old = None  # a finished hand's message stays
+            if not same and live.message is not None and live.deal == content.deal:
+                old = None if live.finished else live.message
             if clicked is not None:
                 live.message = clicked
+                live.remember(clicked.id, content.deal)
             live.deal, live.key, live.picture_key = content.deal, content.key, picture_key
             live.prompt_id = content.prompt_id or live.prompt_id
             live.finished = content.finished

@@ -107,10 +107,14 @@ class DiscordTableNotifier:
 
     def _table_soon(self, table: LiveTable) -> None:
         self.pacer.coalesce(
-            ("table", table.id),
-            lambda: self._in_order(table, self.channel.update_table(table)),
-            gap=self.channel.min_edit_gap,
+            ("table", table.id), lambda: self._table_now(table), gap=self.channel.min_edit_gap
         )
+
+    async def _table_now(self, table: LiveTable) -> None:
+        """Draw first, then take the table's place in the channel's order (a notice or a
+        reveal queued meanwhile does not wait for the drawing)."""
+        await self.channel.draw_table(table)
+        await self._in_order(table, self.channel.update_table(table))
 
     async def table_notice(self, table: LiveTable, line: str) -> None:
         """A change of seat (a timeout, a player leaving): its own message in the channel, so

@@ -12,6 +12,7 @@ from typing import Any
 
 import discord
 
+from bot.drawing import Superseded
 from cogs.notify.seat import Picture
 
 
@@ -24,9 +25,14 @@ class Pictures:
     async def png(
         self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
     ) -> bytes:
-        if self._lanes:
+        if not self._lanes:
+            return await self.drawing.draw(kind, *args, **kwargs)
+        try:
             return await self.drawing.draw(kind, *args, lane=lane, key=key, **kwargs)
-        return await self.drawing.draw(kind, *args, **kwargs)
+        except Superseded:
+            # A newer drawing for the same slot was queued by someone else (each slot is
+            # drawn under its own lock here, so this is rare): draw this one anyway.
+            return await self.drawing.draw(kind, *args, lane=lane, **kwargs)
 
     async def file(
         self, picture: Picture | None, *, lane: str = "dm", owner: Hashable = None

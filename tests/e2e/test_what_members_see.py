@@ -95,6 +95,13 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
             f"hand {deal} was first shown above the reveal of hand {deal - 1}"
         )
     assert len(chatted) >= 2, "carol never chatted"
+    # At most one new table message per deal (chat or not), besides the reveals.
+    bot_id = fake_discord.state.bot_user.id
+    ours = [m for m in everything if m.author.id == bot_id and m.visible_to is None]
+    tables_posted = [m for m in ours if is_table(m)]
+    assert len(tables_posted) <= hands + 1, len(tables_posted)
+    others = [m for m in ours if not is_table(m) and m.id != opened.lobby.id]
+    assert len(others) == hands + 1, [m.content or m.embeds[0].get("title") for m in others]
     # One table message in the channel at the end (each repost deleted the one before).
     assert len([m for m in table_messages(w.carol, w.channel) if not m.deleted]) == 1
     # Every DM of a finished hand says so: who won, what you paid or collected, your total;
@@ -102,6 +109,9 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     for user in members:
         dms = [m for m in user.dm_messages() if not m.deleted and m.interaction_id is None]
         finished = [m for m in dms if "is over" in m.content]
+        if len(finished) != hands:
+            for m in user.server.state.dm_channel(user.record, create=False).messages:
+                print("DM", m.id, m.deleted, [v.content.splitlines()[:2] for v in [*m.history, m]])
         assert len(finished) == hands, [m.content.splitlines()[:2] for m in user.dm_messages()]
         for m in dms:
             assert "Waiting" not in m.content, m.content
