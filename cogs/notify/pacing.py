@@ -78,6 +78,7 @@ class Pacer:
         self.per_channel = per_channel
         self.window = window
         self.global_rate = global_rate
+        self.margin = 0.25
         self._sent: dict[Hashable, deque[float]] = {}
         self._tokens = global_rate
         self._refilled: float | None = None
@@ -124,12 +125,13 @@ class Pacer:
         sent = self._sent.get(channel)
         if not sent:
             return 0.0
-        while sent and sent[0] <= now - self.window:
+        while sent and sent[0] <= now - self.window - self.margin:
             sent.popleft()
         allowed = self.per_channel if priority == URGENT else max(1, self.per_channel - 1)
         if len(sent) < allowed:
             return 0.0
-        return sent[len(sent) - allowed] + self.window - now
+        # A margin: Discord counts a request when it arrives, a little after its turn.
+        return sent[len(sent) - allowed] + self.window + self.margin - now
 
     def _refill(self, now: float) -> None:
         if self._refilled is None:

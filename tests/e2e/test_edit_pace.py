@@ -1,7 +1,9 @@
 """The table image at the bot's real pace: however fast the moves come (here computer players
 that do not wait, and a member who presses at once), the table message is edited at most
 about once per 1.2 s (counted from the start of the previous edit), within Discord's limit
-of five edits per five seconds in a channel."""
+of five edits per five seconds in a channel; and the member's DM, paced by the same
+mechanism, never gets more than five new messages or five edits (outside the answers to
+their own clicks, which use the interaction's token) in any five seconds."""
 
 from __future__ import annotations
 
@@ -39,6 +41,21 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
     for i in range(len(edits) - 5):
         window = (edits[i + 5] - edits[i]).total_seconds()
         assert window >= 5.0, f"six edits within {window:.2f} s"
+
+    # The DM: sends and the bot's own edits, each within five per five seconds.
+    dms = w.alice.server.state.dm_channel(w.alice.record, create=False).messages
+    sends = sorted(datetime.fromisoformat(m.created_at) for m in dms if m.interaction_id is None)
+    own_edits = sorted(
+        datetime.fromisoformat(v.replaced_at)
+        for m in dms
+        for v in m.history
+        if v.replaced_by_interaction_id is None
+    )
+    assert len(sends) > 3 and own_edits
+    for times, what in ((sends, "new DM messages"), (own_edits, "DM edits")):
+        for i in range(len(times) - 5):
+            window = (times[i + 5] - times[i]).total_seconds()
+            assert window >= 5.0, f"six {what} within {window:.2f} s"
 
 
 def tables_message_id(tmp_path, opened) -> int:

@@ -118,6 +118,17 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
             assert not m.custom_ids(), f"a finished hand's DM keeps buttons: {m.content!r}"
             assert "Your total" in m.content, m.content
         assert "The game is over" in dms[-1].content and "you finished" in dms[-1].content
+    # What alice's client showed, counted (printed with -s; the privacy check below fails on
+    # any edit that changes nothing visible).
+    dm_all = w.alice.server.state.dm_channel(w.alice.record, create=False).messages
+    print(
+        f"{hands} hands: {len(ours) - 1} channel messages, "
+        f"{sum(len(m.history) for m in ours)} channel edits, "
+        f"{sum(1 for m in dm_all if m.interaction_id is None)} DM messages, "
+        f"{sum(len(m.history) for m in dm_all)} DM edits "
+        f"({sum(1 for m in dm_all for v in m.history if v.replaced_by_interaction_id)} "
+        "of them answers to clicks), 0 edits that change nothing visible"
+    )
     # And nothing seen broke privacy, or was an edit to the same thing.
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in members}
