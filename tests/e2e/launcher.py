@@ -69,7 +69,9 @@ def speed_up() -> None:
         init(self, *args, **kwargs)
         self.min_edit_gap = 0.05
         self.dm_gap = 0.02
-        self.pacer.per_channel = 100
+        from tests.e2e.harness import speed_up_pacer
+
+        speed_up_pacer(self.pacer)
 
     notifier.DiscordTableNotifier.__init__ = notifier_init  # type: ignore[method-assign]
     bot_init = MahjongBot.__init__
