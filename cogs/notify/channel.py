@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.controls import lobby_view, table_view
 from cogs.notify.pacing import LOW, NORMAL, Pacer
@@ -107,11 +108,31 @@ class TableChannel:
             raise
         except discord.Forbidden as exc:
             if exc.code in (MISSING_ACCESS, MISSING_PERMISSIONS):
-                await self._lose(table, "permissions", f"{exc.text} in channel {channel_id}")
+                await self._lose(
+                    table,
+                    "permissions",
+                    f"{exc.text} in channel {channel_id}",
+                    self._missing(channel_id, exc.code),
+                )
                 raise ChannelLost from exc
             raise
 
-    async def _lose(self, table: LiveTable, what: str, reason: str) -> None:
+    def _missing(self, channel_id: int, code: int) -> list[str]:
+        """What the bot lacks in the channel, by name (from the gateway's cached overwrites
+        and roles); Discord's error code when the cache cannot tell."""
+        channel = self.bot.get_channel(channel_id)
+        guild = getattr(channel, "guild", None)
+        if channel is not None and guild is not None and guild.me is not None:
+            missing = missing_in(
+                channel.permissions_for(guild.me), in_thread=isinstance(channel, discord.Thread)
+            )
+            if missing:
+                return missing
+        return ["View Channel"] if code == MISSING_ACCESS else ["a permission the table needs"]
+
+    async def _lose(
+        self, table: LiveTable, what: str, reason: str, missing: list[str] | None = None
+    ) -> None:
         self.failed_requests += 1
         if table.id in self._lost:
             return
@@ -124,7 +145,7 @@ class TableChannel:
         else:
             hook = getattr(self.service, "permissions_lost", None)
             if hook is not None:
-                await hook(table.id, [reason])
+                await hook(table.id, missing or [reason])
 
     def resumed(self, table: LiveTable) -> None:
         self._lost.discard(table.id)

@@ -118,6 +118,8 @@ class SeatDMs:
             live = self.live[(table.id, seat)] = LiveDM(player.user_id)
         async with live.lock:
             content = self.content(table, seat)
+            if content.prompt:
+                self.notes.pop((table.id, seat), None)  # told; the seat has moved on
             if live.message is not None and live.deal != content.deal and not live.finished:
                 await self._finish(table, seat, live)
             if live.message is not None and live.deal < content.deal:

@@ -19,6 +19,7 @@ import aiohttp
 import discord
 
 from bot.drawing import Drawing
+from bot.rules.game.actions import CLAIMED, WON
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
 from cogs.notify.pacing import Pacer
@@ -31,6 +32,16 @@ if TYPE_CHECKING:
     from bot.service.tables import LiveTable, TableService
 
 log = logging.getLogger(__name__)
+
+CLAIM_WORDS = {"chow": "Chow", "pung": "Pung", "kong": "Kong", "mahjong": "Mah-Jongg"}
+
+
+def _claim_word(text: str) -> str:
+    """ "bob pungs 5 Bamboo" -> "Pung" (the engine's own words for a claim)."""
+    for verb, word in (("chows", "Chow"), ("pungs", "Pung"), ("kongs", "Kong")):
+        if f" {verb} " in f" {text} ":
+            return word
+    return "claim"
 
 
 class DiscordTableNotifier:
@@ -46,6 +57,7 @@ class DiscordTableNotifier:
         self.private = PrivateHands(self.pictures, self.pacer, self.dms)
         self._posts: dict[int, asyncio.Lock] = {}
         self._deals: dict[int, int] = {}
+        self._claims: dict[tuple[int, int], tuple[int, int, str]] = {}
         self.release_after = 60.0  # seconds after a table closes before its state is let go
 
     # The speed knobs the tests turn (seconds between two updates of one message).
@@ -97,6 +109,8 @@ class DiscordTableNotifier:
 
     async def table_changed(self, table: LiveTable, line: str) -> None:
         self.channel.log_line(table, line)
+        if self._claims:
+            self._claims_settled(table)
         state = table.state
         if state is not None and self._deals.get(table.id) != state.deal:
             if table.id in self._deals:
@@ -173,12 +187,48 @@ class DiscordTableNotifier:
         self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
         self._table_soon(table)
 
-    async def claim_beaten(self, table: LiveTable, seat: int, by_seat: int, what: str) -> None:
+    def _claim_answered(
+        self, interaction: discord.Interaction, table: LiveTable, seat: int
+    ) -> None:
+        """Remember a claim the seat just made, to tell it later if another claim beat it."""
+        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        parts = custom_id.split(":")
+        verb = parts[3] if len(parts) > 3 else ""
+        state = table.state
+        if verb in CLAIM_WORDS and state is not None and state.phase == "claim":
+            self._claims[(table.id, seat)] = (state.deal, table.controls_move, CLAIM_WORDS[verb])
+
+    def _claims_settled(self, table: LiveTable) -> None:
+        """A claim window that closed on someone else's claim: the seats whose claim it beat
+        are told what beat it (in their DM's next words)."""
+        state = table.state
+        if state is None:
+            return
+        for (table_id, seat), (deal, move, what) in list(self._claims.items()):
+            if table_id != table.id:
+                continue
+            if state.deal == deal and state.phase == "claim" and table.controls_move == move:
+                continue  # still open
+            del self._claims[(table_id, seat)]
+            for event in state.events:
+                if event.kind in (CLAIMED, WON) and event.seat is not None and event.seat != seat:
+                    beat = "Mah-Jongg" if event.kind == WON else _claim_word(event.text)
+                    self.pacer.spawn(
+                        self.claim_beaten(table, seat, event.seat, beat, mine=what),
+                        f"claim-beaten-{table.id}-{seat}",
+                    )
+                    break
+
+    async def claim_beaten(
+        self, table: LiveTable, seat: int, by_seat: int, what: str, *, mine: str = "claim"
+    ) -> None:
+        """The seat's claim lost to another seat's: its DM says what beat it."""
         from bot.service.privacy import names_of
 
         name = names_of(table)[by_seat]
-        self.dms.notes[(table.id, seat)] = f"Your claim lost to {name}'s {what}."
+        self.dms.notes[(table.id, seat)] = f"Your {mine} lost to {name}'s {what}."
         self.dms.changed(table, seat)
+        self.private.changed(table, seat)
 
     # -- the cog's calls -----------------------------------------------------------------------
     def lobby_embed(self, table: LiveTable) -> discord.Embed:
@@ -194,6 +244,7 @@ class DiscordTableNotifier:
         picture and controls (deferred first, so the answer never waits on a drawing)."""
         if not interaction.response.is_done():
             await interaction.response.defer()
+        self._claim_answered(interaction, table, seat)
         message = interaction.message
         if message is not None and message.flags.ephemeral:
             await self.private.answer(interaction, table, seat)

@@ -109,10 +109,11 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     for user in members:
         dms = [m for m in user.dm_messages() if not m.deleted and m.interaction_id is None]
         finished = [m for m in dms if "is over" in m.content]
-        if len(finished) != hands:
-            for m in user.server.state.dm_channel(user.record, create=False).messages:
-                print("DM", m.id, m.deleted, [v.content.splitlines()[:2] for v in [*m.history, m]])
-        assert len(finished) == hands, [m.content.splitlines()[:2] for m in user.dm_messages()]
+        everything_dm = user.server.state.dm_channel(user.record, create=False).messages
+        assert len(finished) == hands, [
+            (m.id, m.deleted, [v.content.splitlines()[:2] for v in [*m.history, m]])
+            for m in everything_dm
+        ]
         for m in dms:
             assert "Waiting" not in m.content, m.content
             assert not m.custom_ids(), f"a finished hand's DM keeps buttons: {m.content!r}"
