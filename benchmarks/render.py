@@ -176,7 +176,8 @@ def main() -> None:
     print("total = compose + palette PNG (the public call, tiles cached); the palette, RGBA and")
     print("RGB columns time the encoding alone (l1/l6: zlib compress_level); err: the mean")
     print("colour error in levels of 255 (the largest channel's), >16: pixels off by more")
-
+    print("than 16 levels. The tables cache their seat blocks and header, so drawing the same")
+    print("table again mostly pastes; the figures per move below are what the bot pays.")
     print()
     per_move()
 
