@@ -4,9 +4,9 @@ Both are drawn from :func:`renderer.table_layout.layout_table` (where each tile 
 tests measure that very layout): a header with the round, whose turn it is, the latest
 discard drawn large (what a claim is about), on the channel's table the wall count; then a
 block per seat with its name plate, its hidden hand as small backs, its exposed sets and
-flowers and its discards; a seat's table ends with the viewer's hand, large. The seat to play has a gold
-frame and says "to play"; the latest discard is outlined in orange where it lies, claimed
-discards stay in place, faded.
+flowers and its discards; a seat's table ends with the viewer's hand, large. The seat to
+play has a gold frame and says "to play"; the latest discard is outlined in orange where it
+lies, claimed discards stay in place, faded.
 
 All tiles stand upright, whoever owns them: a phone shows the image some 300-400 px wide, and
 a tile on its head or on its side is hard to read at that size. Only the claimed tile of a
