@@ -2,8 +2,8 @@
 that do not wait, and a member who presses at once), the table message is edited at most
 about once per 1.2 s (counted from the start of the previous edit), within Discord's limit
 of five edits per five seconds in a channel; and the member's DM, paced by the same
-mechanism, never gets more than five new messages or five edits (outside the answers to
-their own clicks, which use the interaction's token) in any five seconds."""
+mechanism, never gets more than five new messages and edits together (outside the answers
+to their own clicks, which use the interaction's token) in any five seconds."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         window = (edits[i + 5] - edits[i]).total_seconds()
         assert window >= 5.0, f"six edits within {window:.2f} s"
 
-    # The DM: sends and the bot's own edits, each within five per five seconds.
+    # The DM: sends and the bot's own edits, five per five seconds.
     dms = w.alice.server.state.dm_channel(w.alice.record, create=False).messages
     sends = sorted(datetime.fromisoformat(m.created_at) for m in dms if m.interaction_id is None)
     own_edits = sorted(
@@ -52,7 +52,8 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         if v.replaced_by_interaction_id is None
     )
     assert len(sends) > 3 and own_edits
-    for times, what in ((sends, "new DM messages"), (own_edits, "DM edits")):
+    both = sorted(sends + own_edits)  # one bucket on Discord: creates and edits together
+    for times, what in ((both, "new DM messages or edits"),):
         for i in range(len(times) - 5):
             window = (times[i + 5] - times[i]).total_seconds()
             assert window >= 5.0, f"six {what} within {window:.2f} s"
