@@ -664,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
         help="drawing processes (default: the bot's own, one per core; 0: a thread)",
     )
     args = parser.parse_args(argv)
+    # SIGTERM (a timeout, a supervisor) ends the run as Ctrl-C does: the bot is stopped too.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("discord").setLevel(logging.ERROR)
     status = 0
