@@ -127,9 +127,12 @@ class MahjongBot(commands.Bot):
         # What start-up built (the restored tables, the rule tables, the modules) lives as
         # long as the bot: the garbage collector's full passes need not walk it again. They
         # grew with every open table (150 ms at 100 tables, 200-500 ms at 400; issue 12).
-        # Collected first so no garbage is kept for ever.
-        gc.collect()
-        gc.freeze()
+        # Collected first so no garbage is kept for ever; only after restoring tables (a
+        # fresh start has little to freeze, and a full collection stops the loop meanwhile).
+        tables = getattr(self.services, "tables", None)
+        if tables is not None and tables.tables:
+            gc.collect()
+            gc.freeze()
 
     async def sync_commands(self) -> None:
         if self.settings.dev_guild:
