@@ -24,6 +24,17 @@ MAX_STARTING_CHIPS = 1_000_000_000
 TURN_RANGE = (0, 600)  # 0: no turn timer
 CLAIM_RANGE = (5, 120)
 MAX_ALLOWED_CHANNELS = 50
+# How long things live (minutes) and how many open tables at once: see docs/tables.md.
+LIFETIME_RANGE = (1, 7 * 24 * 60)
+CAP_RANGE = (1, 1000)
+LIMITS: dict[str, tuple[int, tuple[int, int]]] = {
+    # name: (default, (low, high))
+    "lobby_minutes": (30, LIFETIME_RANGE),
+    "idle_minutes": (30, LIFETIME_RANGE),
+    "max_tables_per_member": (3, CAP_RANGE),
+    "max_tables_per_channel": (10, CAP_RANGE),
+    "max_tables_per_guild": (50, CAP_RANGE),
+}
 
 
 class SettingsError(ValueError):
@@ -44,6 +55,11 @@ class GuildSettings:
     turn_seconds: int = DEFAULT_TURN_SECONDS
     claim_seconds: int = DEFAULT_CLAIM_SECONDS
     allowed_channels: tuple[int, ...] = ()
+    lobby_minutes: int = LIMITS["lobby_minutes"][0]  # an unstarted lobby expires
+    idle_minutes: int = LIMITS["idle_minutes"][0]  # a table with no member playing ends
+    max_tables_per_member: int = LIMITS["max_tables_per_member"][0]
+    max_tables_per_channel: int = LIMITS["max_tables_per_channel"][0]
+    max_tables_per_guild: int = LIMITS["max_tables_per_guild"][0]
 
     def allows(self, channel_id: int, parent_id: int | None = None) -> bool:
         """Whether tables may open here; a thread is allowed where its channel is."""
@@ -81,6 +97,7 @@ class GuildSettingsService:
                 turn_seconds=row["turn_seconds"],
                 claim_seconds=row["claim_seconds"],
                 allowed_channels=tuple(int(c) for c in row["allowed_channels"]),
+                **{name: row[name] for name in LIMITS if row.get(name) is not None},
             )
         self._cache[guild_id] = settings
         return settings
@@ -95,6 +112,7 @@ class GuildSettingsService:
         turn_seconds: int = _UNSET,
         claim_seconds: int = _UNSET,
         allowed_channels: Iterable[int] = _UNSET,
+        **limits: int,
     ) -> GuildSettings:
         """Change some settings (the others stay). Raises SettingsError, changing nothing.
 
@@ -139,6 +157,12 @@ class GuildSettingsService:
                 raise SettingsError(f"at most {MAX_ALLOWED_CHANNELS} channels can be listed")
             values["allowed_channels"] = list(channels)
             new = replace(new, allowed_channels=channels)
+        for name, value in limits.items():
+            if name not in LIMITS:
+                raise SettingsError(f"unknown setting {name}")
+            number = _whole(value, name.replace("_", " "), *LIMITS[name][1])
+            values[name] = number
+            new = replace(new, **{name: number})
         await self.repo.upsert(guild_id, values)
         self._cache[guild_id] = new
         return new

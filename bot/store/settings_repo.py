@@ -15,6 +15,11 @@ COLUMNS = (
     "turn_seconds",
     "claim_seconds",
     "allowed_channels",
+    "lobby_minutes",
+    "idle_minutes",
+    "max_tables_per_member",
+    "max_tables_per_channel",
+    "max_tables_per_guild",
 )
 
 

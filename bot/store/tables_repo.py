@@ -63,13 +63,17 @@ class TablesRepository(Repository):
         hands_planned: int | None = None,
         seed: str | None = None,
         sets_planned: int | None = None,
+        home_channel_id: int | None = None,
+        hints: bool = True,
     ) -> int:
-        """A new table in the lobby; raises ChannelBusy if the channel has an open one."""
+        """A new table in the lobby; raises ChannelBusy if the channel has an open one.
+        ``home_channel_id`` equal to ``channel_id``: it will play in a thread of its own, and
+        does not hold the channel (see migration 0003)."""
         try:
             result = await self.write(
                 "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, options, seed, "
-                "turn_seconds, claim_seconds, hands_planned, sets_planned, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                "turn_seconds, claim_seconds, hands_planned, sets_planned, home_channel_id, "
+                "hints, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     guild_id,
                     channel_id,
@@ -81,11 +85,13 @@ class TablesRepository(Repository):
                     claim_seconds,
                     hands_planned,
                     sets_planned,
+                    home_channel_id,
+                    int(hints),
                     self.now(),
                 ),
             )
         except Conflict as exc:
-            if "channel_id" in str(exc):
+            if "channel_id" in str(exc) or "one_open_per_channel" in str(exc):
                 raise ChannelBusy(f"channel {channel_id} already has an open table") from None
             raise
         return result.lastrowid
@@ -103,6 +109,8 @@ class TablesRepository(Repository):
             hands_planned=table.hands,
             sets_planned=table.sets,
             seed=table.seed or None,
+            home_channel_id=table.home_channel_id,
+            hints=table.hints,
         )
 
     async def get(self, table_id: int) -> dict[str, Any] | None:
@@ -115,7 +123,8 @@ class TablesRepository(Repository):
     async def open_in_channel(self, channel_id: int) -> dict[str, Any] | None:
         async with self.reading():
             row = await self.fetchone(
-                "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'playing')",
+                "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'playing') "
+                "AND (home_channel_id IS NULL OR home_channel_id <> channel_id)",
                 (channel_id,),
             )
             return None if row is None else await self._row(row)
@@ -175,6 +184,31 @@ class TablesRepository(Repository):
     async def set_message(self, table_id: int, message_id: int | None) -> None:
         """The channel message that shows the lobby, then the table (edited as play goes)."""
         await self.write("UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id))
+
+    async def set_summary_message(self, table_id: int, message_id: int | None) -> None:
+        """The table's one message in its home channel (lobby, then a line of state)."""
+        await self.write(
+            "UPDATE tables SET summary_message_id = ? WHERE id = ?", (message_id, table_id)
+        )
+
+    async def set_place(self, table_id: int, channel_id: int, home_channel_id: int | None) -> None:
+        """Where the table plays (its thread, or the channel) and its home channel. Raises
+        ChannelBusy if it would play in a channel that has an open table."""
+        try:
+            await self.write(
+                "UPDATE tables SET channel_id = ?, home_channel_id = ? WHERE id = ?",
+                (channel_id, home_channel_id, table_id),
+            )
+        except Conflict as exc:
+            if "channel_id" in str(exc) or "one_open_per_channel" in str(exc):
+                raise ChannelBusy(f"channel {channel_id} already has an open table") from None
+            raise
+
+    async def set_paused(self, table_id: int, paused: bool, reason: str) -> None:
+        await self.write(
+            "UPDATE tables SET paused = ?, pause_reason = ? WHERE id = ?",
+            (int(paused), reason, table_id),
+        )
 
     # -- seats -------------------------------------------------------------------------------
     async def add_seat(

@@ -183,3 +183,21 @@ def describe(table: LiveTable, state: GameState) -> str:
             text = f"{player.name if player is not None else wind}: {text}"
         lines.append(text)
     return "\n".join(lines)
+
+
+def describe_seating(table: LiveTable, state: GameState) -> str:
+    """How the seats were chosen, with the players' names (the engine numbers players by
+    join order: "player 2 is the first East" tells a member nothing)."""
+    record = state.seating
+
+    def name(index: int | None) -> str:
+        if index is None or not 0 <= index < len(table.players):
+            return "?"
+        return table.players[index].name
+
+    parts = [f"{name(p)} threw {a}+{b}" for p, (a, b) in record.throws]
+    if record.method == "wind-box" and record.indicators:
+        laid = ", ".join(WIND_NAMES[w] for w in record.indicators)
+        parts.append(f"indicators laid out: {laid}")
+    parts.append(f"{name(record.seats[0])} is the first East")
+    return "; ".join(parts)

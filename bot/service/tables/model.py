@@ -18,6 +18,11 @@ class TableError(Exception):
     """Something a user tried that cannot be done; the message is shown to them as is."""
 
 
+class WriteFailed(TableError):
+    """The database refused a table's write (disk full, read-only, locked): nothing changed;
+    the move may be tried again, and the table's own moves are retried by themselves."""
+
+
 @dataclass(frozen=True, slots=True)
 class MemberSettings:
     """A member's own choices for every table they play (``/mahjong settings``).
@@ -90,11 +95,25 @@ class LiveTable:
     # wall clock of the last move a member made themselves (not a timer, not a computer)
     last_member_move: float = 0.0
     write_failures: int = 0  # event writes failed in a row (disk full, read-only database)
+    lobby_expires_at: float = 0.0  # wall clock; 0: never (set from the server's settings)
+    unattended_since: float | None = None  # no member present (all left, away or paused)
+    closing: str = ""  # a reason it must end, kept while the end could not be written
+
+    @property
+    def thread_pending(self) -> bool:
+        """Opened to play in a thread of its own that is not made yet."""
+        return self.home_channel_id is not None and self.channel_id == self.home_channel_id
+
+    def attended(self) -> bool:
+        """Whether some member is there to play (seated, not away) and the table can play."""
+        return not self.paused and any(not p.computer and not p.away for p in self.players)
 
     @property
     def thread_id(self) -> int | None:
         """The table's own thread, if it plays in one it opened."""
-        return self.channel_id if self.home_channel_id is not None else None
+        if self.home_channel_id is None or self.thread_pending:
+            return None
+        return self.channel_id
 
     def player_at(self, seat: int) -> Player | None:
         """The player in a physical seat (None for the dummy of a short table)."""

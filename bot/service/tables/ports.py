@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bot.rules.game.state import HandResult
-from bot.service.tables.model import LiveTable, MemberSettings
+from bot.service.tables.model import LiveTable
 from bot.store.tables_repo import SeatRow
 
 
@@ -27,9 +27,10 @@ class TableStore(Protocol):
 
 
 class MemberSettingsStore(Protocol):
-    async def member_settings(self, user_id: int) -> MemberSettings | None: ...
-    async def all_member_settings(self) -> dict[int, MemberSettings]: ...
-    async def save_member_settings(self, user_id: int, settings: MemberSettings) -> None: ...
+    """Each member's settings as plain values (the fields of ``MemberSettings``)."""
+
+    async def all_member_settings(self) -> dict[int, dict[str, bool]]: ...
+    async def save_member_settings(self, user_id: int, values: dict[str, bool]) -> None: ...
 
 
 class TableNotifier(Protocol):

@@ -16,15 +16,32 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, replace
 from typing import Any
 
 from bot.rules.game import GAME_OVER, Action, IllegalAction, apply, legal_actions
-from bot.rules.game.state import GameState, HandResult
+from bot.rules.game.state import GameState
 from bot.rules.rulesets import get_ruleset
-from bot.service.tables.events import action_of, action_payload, describe, new_state, rebuild
-from bot.service.tables.model import LiveTable, Player, TableError
-from bot.service.tables.ports import TableNotifier, TableStore
+from bot.service.tables.events import (
+    action_of,
+    action_payload,
+    describe,
+    describe_seating,
+    new_state,
+    rebuild,
+)
+from bot.service.tables.lifecycle import SWEEP_SECONDS, TableLifecycle
+from bot.service.tables.model import (
+    LiveTable,
+    MemberSettings,
+    Player,
+    TableError,
+    WriteFailed,
+)
+from bot.service.tables.ports import MemberSettingsStore, TableNotifier, TableStore
+from bot.service.tables.settlement import post_hand
 from bot.service.tables.timers import TableTimers
 from bot.store.tables_repo import ChannelBusy, SeatRow
 
@@ -36,9 +53,20 @@ CHANNEL_BUSY = (
 )
 COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
 NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
+RETRY_DELAY = 0.5  # seconds before a refused write is tried again (doubling, see timers)
 
 
-class TableService(TableTimers):
+WRITE_FAILED = (
+    "I could not save that: the bot's database refused the write (it may be full or "
+    "read-only). Nothing changed; the table carries on by itself once writes work again."
+)
+# Caps when a server set none (``/mahjong config``): open lobbies and tables at once.
+FINISHED_KEPT = 200  # closed tables kept in memory for "Play again" and /mahjong verify
+DEFAULT_CAPS = {"member": 3, "channel": 10, "guild": 50}
+HINT_WORDS = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
+
+
+class TableService(TableTimers, TableLifecycle):
     def __init__(
         self,
         bot: Any,
@@ -47,16 +75,24 @@ class TableService(TableTimers):
         guild_settings: Any,
         *,
         clock: Callable[[], float] | None = None,
+        members: MemberSettingsStore | None = None,
     ) -> None:
         self.bot = bot
         self.store = store
+        self.members = members
+        self.clock: Callable[[], float] = clock or time.time
+        self._member_settings: dict[int, MemberSettings] = {}
         self.ledger = ledger
         self.guild_settings = guild_settings
         self.notifier: TableNotifier | None = None
         self.tables: dict[int, LiveTable] = {}
         self.by_channel: dict[int, int] = {}
+        self.finished: dict[int, LiveTable] = {}  # recently closed, oldest first
+        self._sweeper: asyncio.Task[Any] | None = None
         self.computer_delay = COMPUTER_DELAY
         self.next_hand_delay = NEXT_HAND_DELAY
+        self.retry_delay = RETRY_DELAY
+        self.sweep_interval = SWEEP_SECONDS
         self._stopping = False
         # Open tables read at start-up and not rebuilt yet (see load), and resumptions running.
         self._unrestored: dict[int, tuple[dict[str, Any], list[tuple[str, dict]]]] = {}
@@ -75,10 +111,17 @@ class TableService(TableTimers):
     # tables) is rebuilt there and then, from the events already in memory, and its resumption
     # (seats saved, unposted hands settled, the channel told, timers started) runs at once.
     async def load(self) -> None:
-        """Read every open table's row and events; replay none yet."""
+        """Read every open table's row and events (and the members' settings); replay none
+        yet. A table whose thread was still being opened does not hold its channel."""
+        if self.members is not None:
+            stored = await self.members.all_member_settings()
+            self._member_settings = {
+                user: MemberSettings(**values) for user, values in stored.items()
+            }
         for row, events in await self.store.open_tables():
             self._unrestored[row["id"]] = (row, events)
-            self.by_channel[row["channel_id"]] = row["id"]
+            if row.get("home_channel_id") != row["channel_id"]:
+                self.by_channel[row["channel_id"]] = row["id"]
 
     async def restore_all(self) -> None:
         """Rebuild and resume every table not rebuilt yet, one at a time, letting the bot
@@ -90,6 +133,7 @@ class TableService(TableTimers):
             await asyncio.sleep(0)
         if self._resuming:
             await asyncio.gather(*self._resuming, return_exceptions=True)
+        self._ensure_sweeper()
 
     def _restored(self, table_id: int) -> LiveTable | None:
         """The live table, rebuilt now if it had not been (its resumption runs as a task)."""
@@ -122,13 +166,14 @@ class TableService(TableTimers):
             await self._save_seats(table)
         if table.status == "playing":
             await self._settle_new_results(table)
-            if table.status == "playing":
+            if table.status == "playing" and not table.paused:
                 await self._notify_all(table, "The bot restarted; the table resumes.")
                 self._kick(table)
-            elif self.notifier is not None:
+            elif table.status != "playing" and self.notifier is not None:
                 # The last move was committed, the rest of the game's end was not.
                 await self.notifier.game_finished(table)
         elif table.status == "lobby":
+            await self._set_expiry(table)
             if self.notifier is not None:
                 await self.notifier.lobby_changed(table)
         else:
@@ -140,9 +185,7 @@ class TableService(TableTimers):
         if table.state is not None:
             await self._settle_new_results(table)
         await self.store.set_status(table.id, table.status)
-        self.tables.pop(table.id, None)
-        if self.by_channel.get(table.channel_id) == table.id:
-            del self.by_channel[table.channel_id]
+        self._forget(table)
         if self.notifier is None:
             return
         if table.state is not None:
@@ -155,6 +198,8 @@ class TableService(TableTimers):
         self._unrestored.clear()
         for task in list(self._resuming):
             task.cancel()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for table in self.tables.values():
             for task in table.timers.values():
                 task.cancel()
@@ -163,10 +208,26 @@ class TableService(TableTimers):
 
     async def _record(self, table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
         """Append one event to the table's log (committed before anyone is answered)."""
-        # Counted only once stored: after a failed write (a busy database) the next event
-        # must take the same number, or the table would be stuck until a restart.
-        await self.store.append_event(table.id, table.seq + 1, kind, payload)
+        # Counted only once stored: after a failed write (a busy database, a full disk) the
+        # next event must take the same number, or the table would be stuck until a restart.
+        # The caller changes the table only after this returns, so a refused write leaves
+        # the table as it was.
+        try:
+            await self.store.append_event(table.id, table.seq + 1, kind, payload)
+        except Exception as exc:
+            table.write_failures += 1
+            log.warning(
+                "table %s: could not write its %s event (%s: %s)",
+                table.id,
+                kind,
+                type(exc).__name__,
+                exc,
+            )
+            raise WriteFailed(WRITE_FAILED) from exc
         table.seq += 1
+        if table.write_failures:
+            log.info("table %s: writes work again", table.id)
+            table.write_failures = 0
 
     async def _save_seats(self, table: LiveTable) -> None:
         """Who sits where, in the store's seats table: a projection of the events for look-ups
@@ -198,6 +259,40 @@ class TableService(TableTimers):
         self._restore_tables_of(user_id)
         return [t for t in self.tables.values() if t.is_seated(user_id)]
 
+    def tables_in(self, channel_id: int) -> list[LiveTable]:
+        """Every open table playing in the channel or thread, or at home in the channel."""
+        return [t for t in self.tables.values() if channel_id in (t.channel_id, t.home_channel_id)]
+
+    def tables_of_guild(self, guild_id: int) -> list[LiveTable]:
+        return [t for t in self.tables.values() if t.guild_id == guild_id]
+
+    def _forget(self, table: LiveTable) -> None:
+        """A closed table leaves memory and frees its channel or thread."""
+        self.tables.pop(table.id, None)
+        if self.by_channel.get(table.channel_id) == table.id:
+            del self.by_channel[table.channel_id]
+
+    # -- member settings ---------------------------------------------------------------------
+    def member_settings(self, user_id: int) -> MemberSettings:
+        """The member's own settings (cached; the defaults until they choose)."""
+        return self._member_settings.get(user_id) or MemberSettings()
+
+    async def set_member_settings(self, user_id: int, **changes: bool) -> MemberSettings:
+        """Change some of a member's settings (``/mahjong settings``); stored, then cached."""
+        known = set(MemberSettings.__dataclass_fields__)
+        unknown = set(changes) - known
+        if unknown:
+            raise TableError(f"Unknown setting {sorted(unknown)[0]}.")
+        settings = replace(self.member_settings(user_id), **changes)
+        if self.members is not None:
+            try:
+                await self.members.save_member_settings(user_id, asdict(settings))
+            except Exception as exc:
+                log.warning("could not save the settings of %s (%s)", user_id, exc)
+                raise WriteFailed(WRITE_FAILED) from exc
+        self._member_settings[user_id] = settings
+        return settings
+
     # -- the lobby ---------------------------------------------------------------------------
     async def open_table(
         self,
@@ -213,15 +308,23 @@ class TableService(TableTimers):
         claim_seconds: int,
         hands: int | None,
         sets: int | None = None,
+        thread: bool = False,
     ) -> LiveTable:
-        if self.in_channel(channel_id) is not None:
+        """A new table in its lobby, the host seated. ``thread``: it will play in a thread of
+        its own opened from its lobby message in ``channel_id`` (see ``place_in_thread``);
+        otherwise it plays in ``channel_id`` itself, one such table per channel or thread.
+        ``options`` may hold ``hints=off`` besides the rule set's options."""
+        if not thread and self.in_channel(channel_id) is not None:
             raise TableError(CHANNEL_BUSY)
         if hands and sets:
             raise TableError("Choose a number of hands or of sets, not both.")
+        chosen = dict(options)
+        hints = _hints_option(chosen.pop("hints", True))
         rules = get_ruleset(ruleset)
-        resolved = dict(rules.options(options))
+        resolved = dict(rules.options(chosen))
         if not 0 <= computer_players <= 3:
             raise TableError("computer_players is 0 to 3.")
+        await self._check_caps(guild_id, channel_id, host_id)
         table = LiveTable(
             id=0,
             guild_id=guild_id,
@@ -233,18 +336,90 @@ class TableService(TableTimers):
             claim_seconds=claim_seconds,
             hands=hands,
             sets=sets,
+            home_channel_id=channel_id if thread else None,
+            hints=hints,
+            created_at=self.clock(),
         )
         try:
             table.id = await self.store.create_table(table)
         except ChannelBusy:  # another /mahjong new here at the same moment came first
             raise TableError(CHANNEL_BUSY) from None
+        except Exception as exc:
+            log.warning("could not create a table in %s (%s)", channel_id, exc)
+            raise WriteFailed(WRITE_FAILED) from exc
         self.tables[table.id] = table
-        self.by_channel[channel_id] = table.id
+        if not thread:
+            self.by_channel[channel_id] = table.id
+        await self._set_expiry(table)
         async with table.lock:
             await self._join(table, host_id, host_name)
             for _ in range(computer_players):
                 await self._add_computer(table)
         return table
+
+    async def _check_caps(self, guild_id: int, channel_id: int, user_id: int) -> None:
+        """Refuse one table too many for the member, the channel or the server."""
+        caps = await self.caps(guild_id)
+        mine = len(self.tables_of_user(user_id))
+        if mine >= caps["member"]:
+            raise TableError(
+                f"You are already at {mine} open tables (the most on this server is "
+                f"{caps['member']}). Finish or leave one first."
+            )
+        here = len(self.tables_in(channel_id))
+        if here >= caps["channel"]:
+            raise TableError(
+                f"This channel already has {here} open tables (the most is {caps['channel']}). "
+                "Join one of them, or open a table in another channel."
+            )
+        server = len(self.tables_of_guild(guild_id))
+        if server >= caps["guild"]:
+            raise TableError(
+                f"This server already has {server} open tables (the most is {caps['guild']}). "
+                "Join one of them, or try again when one has finished."
+            )
+
+    async def caps(self, guild_id: int) -> dict[str, int]:
+        """The server's caps on open tables: per member, per channel, per server."""
+        settings = await self._guild(guild_id)
+        return {
+            key: int(getattr(settings, f"max_tables_per_{key}", None) or default)
+            for key, default in DEFAULT_CAPS.items()
+        }
+
+    async def _guild(self, guild_id: int) -> Any:
+        if self.guild_settings is None:
+            return None
+        return await self.guild_settings.get(guild_id)
+
+    async def rematch(self, table_id: int, user_id: int) -> LiveTable:
+        """ "Play again" on a finished table: a new lobby in the same place with the same
+        options and computer players; the members who sat there press Join again (a seat is
+        never taken for someone who did not ask). The one who pressed is its host."""
+        old = self.finished.get(table_id)
+        if old is None:
+            raise TableError("That table is still open, or too old to play again.")
+        if not any(p.user_id == user_id for p in old.players) and user_id != old.host_id:
+            raise TableError("Only the players of that table can start it again.")
+        name = next((p.name for p in old.players if p.user_id == user_id), "the host")
+        home = old.home_channel_id
+        options = dict(old.options)
+        if not old.hints:
+            options["hints"] = False
+        return await self.open_table(
+            guild_id=old.guild_id,
+            channel_id=home if home is not None else old.channel_id,
+            host_id=user_id,
+            host_name=name,
+            ruleset=old.ruleset,
+            options=options,
+            computer_players=sum(1 for p in old.players if p.computer),
+            turn_seconds=old.turn_seconds,
+            claim_seconds=old.claim_seconds,
+            hands=old.hands,
+            sets=old.sets,
+            thread=home is not None,
+        )
 
     async def _join(self, table: LiveTable, user_id: int | None, name: str) -> None:
         await self._record(table, "join", {"user_id": user_id, "name": name})
@@ -275,6 +450,12 @@ class TableService(TableTimers):
                 raise TableError("You are already at this table.")
             if len(table.players) >= 4:
                 raise TableError("The table is full.")
+            caps = await self.caps(table.guild_id)
+            if len(self.tables_of_user(user_id)) >= caps["member"]:
+                raise TableError(
+                    f"You are already at {caps['member']} open tables, the most on this "
+                    "server. Finish or leave one first."
+                )
             await self._join(table, user_id, name)
         await self._lobby_changed(table)
         return table
@@ -315,7 +496,7 @@ class TableService(TableTimers):
             table.status = "playing"
             await self.store.set_status(table.id, "playing")
             await self._save_seats(table)
-        await self._notify_all(table, f"The game begins: {state.seating.describe()}")
+        await self._notify_all(table, f"The game begins: {describe_seating(table, state)}")
         self._kick(table)
         return table
 
@@ -327,16 +508,28 @@ class TableService(TableTimers):
         if self.notifier is not None:
             await self.notifier.lobby_changed(table)
 
-    async def _close(self, table: LiveTable, status: str) -> None:
-        await self._record(table, "end", {"status": status})
+    async def _close(self, table: LiveTable, status: str, reason: str = "") -> None:
+        """Close the table (its end event first: a refused write leaves it open)."""
+        payload: dict[str, Any] = {"status": status}
+        if reason:
+            payload["reason"] = reason
+        await self._record(table, "end", payload)
         table.status = status
-        await self.store.set_status(table.id, status)
         for task in table.timers.values():
             task.cancel()
         table.timers.clear()
-        self.tables.pop(table.id, None)
-        if self.by_channel.get(table.channel_id) == table.id:
-            del self.by_channel[table.channel_id]
+        self._forget(table)
+        self._remember_finished(table)
+        try:
+            await self.store.set_status(table.id, status)
+        except Exception as exc:  # the end event is stored: start-up closes it (_finish_closing)
+            log.warning("table %s: could not mark it %s (%s)", table.id, status, exc)
+
+    def _remember_finished(self, table: LiveTable) -> None:
+        """Keep the last closed tables for "Play again" and /mahjong verify."""
+        self.finished[table.id] = table
+        while len(self.finished) > FINISHED_KEPT:
+            self.finished.pop(next(iter(self.finished)))
 
     async def _lobby_changed(self, table: LiveTable) -> None:
         if self.notifier is not None:
@@ -361,6 +554,11 @@ class TableService(TableTimers):
                 raise TableError("You are not seated at this table.")
             if move not in (table.state.move, table.controls_move):
                 raise TableError("Those controls are from an earlier move; use the newest ones.")
+            if table.paused:
+                raise TableError(
+                    "The table is paused: the bot is missing something it needs in the "
+                    f"table's channel ({table.pause_reason}). It resumes by itself."
+                )
             player = table.player_at(seat)
             if player is not None and player.away:
                 raise TableError(
@@ -370,6 +568,7 @@ class TableService(TableTimers):
             text = await self._apply(table, action)
             if player is not None:
                 player.timeouts = 0
+            table.last_member_move = self.clock()
         self._kick(table)
         return text
 
@@ -385,9 +584,20 @@ class TableService(TableTimers):
         table.state = after
         table.track_window(before, after)
         line = describe(table, after)
-        await self._settle_new_results(table)
+        await self._settle_safely(table)
         await self._after_change(table, before, line)
         return line
+
+    async def _settle_safely(self, table: LiveTable) -> None:
+        """Settle finished hands; a failed ledger write is tried again by the runner (the
+        move itself is stored, so it stands)."""
+        try:
+            await self._settle_new_results(table)
+        except WriteFailed:
+            pass
+        except Exception as exc:
+            table.write_failures += 1
+            log.warning("table %s: could not settle a hand yet (%s)", table.id, exc)
 
     async def _after_change(self, table: LiveTable, before: GameState, line: str) -> None:
         state = table.state
@@ -410,50 +620,12 @@ class TableService(TableTimers):
         assert state is not None
         while table.settled < len(state.results):
             result = state.results[table.settled]
-            await self._post_result(table, result)
+            await post_hand(self.ledger, self.store, table, result)
             table.settled += 1
             if self.notifier is not None:
                 await self.notifier.hand_finished(table, result)
         if state.phase == GAME_OVER and table.status == "playing":
             await self._close(table, "finished")
-
-    async def _post_result(self, table: LiveTable, result: HandResult) -> None:
-        """Post a finished hand to the ledger, then record it. In that order: on start-up
-        the hands recorded count as settled, so a hand recorded but not yet posted when the
-        bot stopped would never be posted; posting again is harmless (once per source key)."""
-        payments = []
-        for p in result.payments:
-            payer, payee = table.player_at(p.payer), table.player_at(p.payee)
-            payer_id = _ledger_id(payer, p.payer)
-            payee_id = _ledger_id(payee, p.payee)
-            payments.append((payer_id, payee_id, p.amount))
-        results = []
-        for seat in range(4):
-            player = table.player_at(seat)
-            if player is None:
-                continue
-            score = result.scores[seat]
-            results.append(
-                (
-                    _ledger_id(player, seat),
-                    seat == result.winner,
-                    score.total if score is not None else 0,
-                    result.net[seat],
-                )
-            )
-        await self.ledger.post_settlement(
-            table.guild_id,
-            "washing" if result.kind == "washing" else "hand",
-            payments,
-            source_key=f"table:{table.id}:hand:{result.number}",
-            table_id=table.id,
-            hand_no=result.number,
-            ruleset=table.ruleset,
-            description=f"{table.ruleset} hand {result.number}",
-            results=results,
-            names={p.user_id: p.name for p in table.players if p.user_id is not None},
-        )
-        await self.store.record_hand(table, result)
 
     async def take_back(self, table_id: int, user_id: int) -> None:
         table = self._playing(table_id)
@@ -488,6 +660,7 @@ class TableService(TableTimers):
         self._kick(table)
 
     async def end(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
+        """``/mahjong end``: finished hands stay settled, the hand in play is dropped."""
         table = self.get(table_id)
         async with table.lock:
             # A second /mahjong end, or the game's own end, may have closed it meanwhile.
@@ -495,7 +668,7 @@ class TableService(TableTimers):
             if user_id != table.host_id and not can_manage:
                 raise TableError("Only the host (or someone with Manage Server) can end it.")
             was_lobby = table.status == "lobby"
-            await self._close(table, "cancelled" if was_lobby else "finished")
+            await self._close(table, "cancelled" if was_lobby else "finished", "ended by the host")
         if table.runner is not None and table.runner is not asyncio.current_task():
             table.runner.cancel()
         if self.notifier is not None:
@@ -520,8 +693,11 @@ class TableService(TableTimers):
         return legal_actions(table.state, seat)
 
 
-def _ledger_id(player: Player | None, seat: int) -> int:
-    """Members by their id; computer players as -1..-4 by seat, so a hand still balances."""
-    if player is None or player.user_id is None:
-        return -(seat + 1)
-    return player.user_id
+def _hints_option(value: Any) -> bool:
+    """``hints=on|off`` (a table option that is not the rule set's: the words beside a hand)."""
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word not in HINT_WORDS:
+        raise TableError("hints is on or off.")
+    return HINT_WORDS[word]

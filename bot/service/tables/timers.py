@@ -8,13 +8,25 @@ same path as a click, and a timer per waiting member makes their move when it ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from bot.rules.game import GAME_OVER, HAND_OVER, NextHand, pending_seats, timeout_action
+from bot.rules.game import (
+    CLAIM,
+    GAME_OVER,
+    HAND_OVER,
+    Chow,
+    Discard,
+    NextHand,
+    Pass,
+    legal_actions,
+    pending_seats,
+    timeout_action,
+)
 from bot.service.computer import computer_action
-from bot.service.tables.model import LiveTable
+from bot.service.tables.model import LiveTable, MemberSettings, WriteFailed
 
 if TYPE_CHECKING:
     from bot.rules.game import Action
@@ -23,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot.service.tables")
 
 MAX_TIMEOUTS = 2  # turns timed out in a row before a computer player takes the seat
+MAX_BACKOFF = 30.0  # seconds: the longest pause between tries of a refused write
 
 
 class TableTimers:
@@ -31,7 +44,14 @@ class TableTimers:
     notifier: TableNotifier | None
     computer_delay: float
     next_hand_delay: float
+    retry_delay: float
     _stopping: bool
+
+    def member_settings(self, user_id: int) -> MemberSettings:
+        raise NotImplementedError
+
+    async def _settle_new_results(self, table: LiveTable) -> None:
+        raise NotImplementedError
 
     async def _apply(self, table: LiveTable, action: Action) -> str:
         raise NotImplementedError
@@ -41,54 +61,117 @@ class TableTimers:
 
     def _kick(self, table: LiveTable) -> None:
         """Make sure the table's runner is going: computer moves, timers, the next deal."""
-        if self._stopping or table.status != "playing":
+        if self._stopping or table.status != "playing" or table.paused:
             return
         if table.runner is None or table.runner.done():
             table.runner = asyncio.create_task(self._run(table), name=f"table-{table.id}")
 
+    def _backoff(self, table: LiveTable) -> float:
+        """How long to wait before trying a failed write again: doubling, at most 30 s."""
+        return min(MAX_BACKOFF, self.retry_delay * 2 ** max(0, table.write_failures - 1))
+
     async def _run(self, table: LiveTable) -> None:
-        try:
-            while not self._stopping and table.status == "playing":
+        """Automatic moves until the table waits for a member. A write the database refused
+        (disk full, read-only) is tried again after a growing pause: the table is never left
+        frozen, and carries on by itself once writes work again."""
+        while not self._stopping and table.status == "playing" and not table.paused:
+            try:
                 acted = await self._step(table)
-                if not acted:
-                    break
-        except Exception:
-            log.exception("table %s runner failed", table.id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not isinstance(exc, WriteFailed):
+                    table.write_failures += 1
+                    log.exception("table %s runner failed; trying again", table.id)
+                await asyncio.sleep(self._backoff(table))
+                continue
+            if not acted:
+                break
 
     async def _step(self, table: LiveTable) -> bool:
         """One automatic move if one is due; False when the table waits for a member."""
         state = table.state
         if state is None or state.phase == GAME_OVER:
             return False
+        if table.settled < len(state.results):  # a hand whose settlement failed earlier
+            async with table.lock:
+                await self._settle_new_results(table)
         if state.phase == HAND_OVER:
             await asyncio.sleep(self.next_hand_delay)
             async with table.lock:
-                if table.state is None or table.state.phase != HAND_OVER:
-                    return True
+                if table.paused or table.state is None or table.state.phase != HAND_OVER:
+                    return not table.paused
                 await self._apply(table, NextHand(None))
             return True
         waiting = sorted(pending_seats(state))
-        automatic = [seat for seat in waiting if table.plays_itself(seat)]
+        automatic = [seat for seat in waiting if self._moves_itself(table, seat)]
         if automatic:
             await asyncio.sleep(self.computer_delay)
             async with table.lock:
                 current = table.state
                 seat = automatic[0]
                 # The member may have taken the seat back while the computer was thinking.
-                if current is None or current.move != state.move or not table.plays_itself(seat):
-                    return True
-                action = computer_action(current, seat)
+                if (
+                    table.paused
+                    or current is None
+                    or current.move != state.move
+                    or not self._moves_itself(table, seat)
+                ):
+                    return not table.paused
+                # A member's own setting passes chows at once; a computer player decides.
+                auto = table.plays_itself(seat)
+                action = computer_action(current, seat) if auto else Pass(seat)
                 await self._apply(table, action)
             return True
         self._arm_timers(table)
         return False
+
+    def _moves_itself(self, table: LiveTable, seat: int) -> bool:
+        """Whether the seat's move is made without asking: a computer player, or a member
+        whose setting passes a claim window offering them nothing but Chow or Pass (a pass,
+        like any other, tells no one what they could have claimed)."""
+        if table.plays_itself(seat):
+            return True
+        state = table.state
+        player = table.player_at(seat)
+        if state is None or state.phase != CLAIM or player is None or player.user_id is None:
+            return False
+        if not self.member_settings(player.user_id).auto_pass_chows:
+            return False
+        legal = legal_actions(state, seat)
+        return bool(legal) and all(isinstance(a, Chow | Pass) for a in legal)
+
+    def timeout_move(self, table: LiveTable, seat: int) -> Action | None:
+        """What the seat does when its time runs out. The engine's choice (discard the drawn
+        tile, pass a claim), except for a member who turned off "discard the drawn tile on
+        timeout": the computer player's discard for them instead (never its claims)."""
+        state = table.state
+        if state is None:
+            return None
+        action = timeout_action(state, seat)
+        player = table.player_at(seat)
+        if (
+            isinstance(action, Discard)
+            and player is not None
+            and player.user_id is not None
+            and not self.member_settings(player.user_id).discard_drawn_on_timeout
+        ):
+            chosen = computer_action(state, seat)
+            if isinstance(chosen, Discard):
+                return chosen
+        return action
 
     def deadline(self, table: LiveTable, seat: int) -> float | None:
         """When the seat's time to answer the move it is asked about runs out (wall clock,
         for Discord's countdown), or None if it has no timer. Fixed when first asked for, so
         the countdown shown and the timer agree, and a re-drawn DM shows the same time."""
         state = table.state
-        if state is None or seat not in pending_seats(state) or table.plays_itself(seat):
+        if (
+            state is None
+            or table.paused
+            or seat not in pending_seats(state)
+            or table.plays_itself(seat)
+        ):
             return None
         seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
         if seconds <= 0 and state.phase == "play":
@@ -106,7 +189,7 @@ class TableTimers:
         (a claim window counts as one move: others answering does not restart it). A timer
         left from an earlier move is replaced, never taken for the new one."""
         state = table.state
-        if state is None:
+        if state is None or table.paused:
             return
         move = table.controls_move
         for seat in pending_seats(state):
@@ -132,10 +215,11 @@ class TableTimers:
                 action = None
                 if (
                     state is not None
+                    and not table.paused
                     and table.controls_move == move
                     and seat in pending_seats(state)
                 ):
-                    action = timeout_action(state, seat)
+                    action = self.timeout_move(table, seat)
                 if action is not None:
                     player = table.player_at(seat)
                     turn = state is not None and state.phase == "play"
@@ -148,6 +232,11 @@ class TableTimers:
                             await self._set_away(table, seat, True)
         except asyncio.CancelledError:
             return
+        except WriteFailed:
+            # The move was not stored and the table did not change; the timer is set again
+            # for the same move after a pause (the runner, kicked below, re-arms it).
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(self._backoff(table))
         except Exception:
             log.exception("timer of table %s seat %s failed", table.id, seat)
         finally:

@@ -1,0 +1,31 @@
+"""Each member's own settings (``member_settings``, migration 0003): one row per member who
+changed something; the table service keeps them all in memory (a few bytes a member)."""
+
+from __future__ import annotations
+
+from bot.store.base import Repository
+
+FIELDS = ("pings", "auto_pass_chows", "discard_drawn_on_timeout")
+
+
+class MemberSettingsRepository(Repository):
+    async def all_member_settings(self) -> dict[int, dict[str, bool]]:
+        async with self.reading():
+            rows = await self.fetchall(
+                "SELECT user_id, pings, auto_pass_chows, discard_drawn_on_timeout "
+                "FROM member_settings"
+            )
+        return {r["user_id"]: {name: bool(r[name]) for name in FIELDS} for r in rows}
+
+    async def save_member_settings(self, user_id: int, values: dict[str, bool]) -> None:
+        """Store every field of the member's settings (validated by the service)."""
+        stored = [int(bool(values[name])) for name in FIELDS]
+        await self.write(
+            "INSERT INTO member_settings (user_id, pings, auto_pass_chows, "
+            "discard_drawn_on_timeout, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET pings = excluded.pings, "
+            "auto_pass_chows = excluded.auto_pass_chows, "
+            "discard_drawn_on_timeout = excluded.discard_drawn_on_timeout, "
+            "updated_at = excluded.updated_at",
+            (user_id, *stored, self.now()),
+        )
