@@ -278,3 +278,41 @@ async def test_the_countdown_shown_is_when_the_timer_runs_out() -> None:
     assert abs(time.time() - deadline) < 0.3  # the move was made for her when it said
     assert service.deadline(table, (seat + 1) % 4) is None  # computer players have no timer
     await service.end(table.id, ALICE, can_manage=False)
+
+
+async def test_a_move_cancelled_while_its_event_is_written_is_stored_and_taken() -> None:
+    """A timer replaced or the bot stopping while a move's event is being written: the move
+    is both in the log and in the table, so the next move follows it (it used to be stored
+    but not taken, and every later move collided with it)."""
+    service = make_service()
+    table = await open_table(service, computers=3)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await settle(service, table)
+    store = service.store
+    real = store.append_event
+    writing, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(*args, **kwargs):
+        writing.set()
+        await release.wait()
+        await real(*args, **kwargs)
+
+    seat = table.seat_of_user(ALICE)
+    state = table.state
+    action = decide(view(state, seat), legal_actions(state, seat), get_ruleset(table.ruleset))
+    verb, arg = control_of(action)
+    store.append_event = slow
+    move = asyncio.create_task(
+        service.act(table.id, ALICE, verb, None if arg is None else str(arg), table.controls_move)
+    )
+    await writing.wait()
+    move.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await move
+    store.append_event = real
+    assert [seq for seq, _, _ in store.events[table.id]][-1] == table.seq
+    assert table.state is not state and table.state.move == state.move + 1
+    service._kick(table)  # what the cancelled answer would have done next
+    await play_member(service, table, ALICE)  # later moves follow it in the log
+    assert table.state.phase == GAME_OVER

@@ -17,9 +17,9 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.rules.game import GAME_OVER, Action, IllegalAction, apply, legal_actions
 from bot.rules.game.state import GameState
@@ -46,6 +46,7 @@ from bot.service.tables.timers import TableTimers
 from bot.store.tables_repo import ChannelBusy, SeatRow
 
 log = logging.getLogger("bot.service.tables")
+T = TypeVar("T")
 
 CHANNEL_BUSY = (
     "This channel already has a table. Finish it (or /mahjong end) first, or open one in "
@@ -213,7 +214,7 @@ class TableService(TableTimers, TableLifecycle):
         # The caller changes the table only after this returns, so a refused write leaves
         # the table as it was.
         try:
-            await self.store.append_event(table.id, table.seq + 1, kind, payload)
+            await run_to_end(self.store.append_event(table.id, table.seq + 1, kind, payload))
         except Exception as exc:
             table.write_failures += 1
             log.warning(
@@ -580,13 +581,19 @@ class TableService(TableTimers, TableLifecycle):
             after = apply(before, action)
         except IllegalAction as exc:
             raise TableError(exc.reason) from None
-        await self._record(table, "action", action_payload(action))
-        table.state = after
-        table.track_window(before, after)
+        await run_to_end(self._commit(table, before, after, action))
         line = describe(table, after)
         await self._settle_safely(table)
         await self._after_change(table, before, line)
         return line
+
+    async def _commit(
+        self, table: LiveTable, before: GameState, after: GameState, action: Action
+    ) -> None:
+        """Store the move, then let the table take it: one step, never half done."""
+        await self._record(table, "action", action_payload(action))
+        table.state = after
+        table.track_window(before, after)
 
     async def _settle_safely(self, table: LiveTable) -> None:
         """Settle finished hands; a failed ledger write is tried again by the runner (the
@@ -701,3 +708,23 @@ def _hints_option(value: Any) -> bool:
     if word not in HINT_WORDS:
         raise TableError("hints is on or off.")
     return HINT_WORDS[word]
+
+
+async def run_to_end(work: Awaitable[T]) -> T:
+    """Await ``work`` to its end even if the caller is cancelled meanwhile, then pass the
+    cancellation on. A move whose event is being written must be both stored and taken by the
+    table, or neither: a caller cancelled in between (a timer replaced, the bot stopping)
+    would otherwise leave the log one event ahead of the table, and the next move would
+    collide with it ("event N does not follow the log's last")."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
