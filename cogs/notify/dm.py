@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from cogs.notify.pacing import LOW, NORMAL, TURN, URGENT, Pacer
@@ -169,7 +170,7 @@ class SeatDMs:
         live.prompt_id, live.finished = content.prompt_id, content.finished
         self._closed.pop((table.id, live.user_id), None)
         if old is not None:
-            self.pacer.spawn(self._delete(live.user_id, old), f"dm-delete-{table.id}-{seat}")
+            self.pacer.spawn(self._delete(live, old), f"dm-delete-{table.id}-{seat}")
 
     async def _edit(self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent) -> None:
         assert live.message is not None
@@ -186,8 +187,14 @@ class SeatDMs:
         live.prompt_id = content.prompt_id or live.prompt_id
         live.finished = content.finished
 
-    async def _delete(self, user_id: int, message: Any) -> None:
-        await self.pacer.turn(("dm", user_id), LOW, route="delete")
+    async def _delete(self, live: LiveDM, message: Any) -> None:
+        """Delete a replaced prompt, unless it became the live message again while the delete
+        waited its turn: a click on it is answered in it and makes it live (``answer``), and
+        deleting it then would leave the member no controls at all (the table stalls with no
+        turn timer)."""
+        await self.pacer.turn(("dm", live.user_id), LOW, route="delete")
+        if live.message is not None and live.message.id == message.id:
+            return
         with contextlib.suppress(discord.NotFound):
             await message.delete()
 
@@ -289,6 +296,11 @@ class SeatDMs:
                 await interaction.edit_original_response(**kwargs)
             except discord.NotFound:
                 return  # the clicked message was replaced meanwhile by a newer prompt
+            except (discord.HTTPException, aiohttp.ClientError) as exc:
+                # The move itself is stored; only its answer is lost (the bot stopping, a
+                # dropped connection): the next change of the seat brings the DM up to date.
+                log.info("could not answer a click of table %s: %r", table.id, exc)
+                return
             if not same and live.message is not None and live.deal == content.deal:
                 old = None if live.finished else live.message
             if clicked is not None:
@@ -298,7 +310,7 @@ class SeatDMs:
             live.prompt_id = content.prompt_id or live.prompt_id
             live.finished = content.finished
         if old is not None:
-            self.pacer.spawn(self._delete(live.user_id, old), f"dm-delete-{table.id}-{seat}")
+            self.pacer.spawn(self._delete(live, old), f"dm-delete-{table.id}-{seat}")
 
     # -- users and DM channels, kept for seated members --------------------------------------
     async def _dm_channel(self, user_id: int) -> discord.DMChannel:
