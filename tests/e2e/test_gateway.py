@@ -54,7 +54,8 @@ async def test_the_game_goes_on_across_gateway_drops(
                     f"{timed_out} (drop {n}): status {table and table.status}, phase "
                     f"{state and state.phase}, move {state and state.move}, controls "
                     f"{table and table.controls_move}, pending "
-                    f"{state and pending_seats(state)}, players {table and table.players}, DM moves "
+                    f"{state and pending_seats(state)}, players {table and table.players}, "
+                    f"DM moves "
                     f"{[move_buttons(m)[:1] for p in players for m in p.hand_dms()[-1:]]}"
                 ) from None
             before = len(events_of(db, opened.table_id))
