@@ -66,3 +66,15 @@ def test_missing_in_is_empty_exactly_when_everything_needed_is_granted(value: in
     missing = missing_in(perms)
     assert (missing == []) == granted
     assert set(missing) <= set(PERMISSION_NAMES.values())
+
+
+def test_the_readme_shows_the_same_list() -> None:
+    """The README's invite link and permission table come from this list."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"permissions={PERMISSIONS_INTEGER}" in readme
+    table = readme[readme.index("| permission | why |") :]
+    table = table[: table.index("\n\n")]
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+    assert rows == list(PERMISSION_NAMES.values())
