@@ -348,18 +348,7 @@ def _block_tiles(content: BlockContent) -> tuple[tuple[TileBox, ...], int, int]:
     for items, height in lines:
         base = top + height - depth(TILE_W)
         for item, role in items:
-            (placed,) = _shifted([item], x, base)
-            boxes.append(
-                TileBox(
-                    placed.tile,
-                    placed.u,
-                    placed.v,
-                    placed.width,
-                    role,
-                    content.seat,
-                    sideways=placed.sideways,
-                )
-            )
+            boxes.append(_set_tile_box(item, x, base, role, content.seat))
         top += height + 4
     rows = max(content.rows, math.ceil(len(content.discards) / PER_ROW), 1)
     for i, tile in enumerate(content.discards):
@@ -421,18 +410,7 @@ def _hand_area(
         last = i == len(lines) - 1
         base = (top + extra + first_h - depth(hw)) if last else (line_top + height - depth(TILE_W))
         for item, role in items:
-            (placed,) = _shifted([item], MARGIN, base)
-            boxes.append(
-                TileBox(
-                    placed.tile,
-                    placed.u,
-                    placed.v,
-                    placed.width,
-                    role,
-                    seat.seat,
-                    sideways=placed.sideways,
-                )
-            )
+            boxes.append(_set_tile_box(item, MARGIN, base, role, seat.seat))
         line_top += height + 4
     slot_y = top + extra + first_h - depth(hw) - hh
     slot = (slot_x, round(slot_y), hw, hh)
@@ -499,3 +477,11 @@ def layout_table(view: TableView) -> TableLayout:
 
 
 __all__ = ["BACK", "TableLayout", "TileBox", "hand_order", "layout_table", "seat_order"]
+
+
+def _set_tile_box(item: Placed, x: float, base: float, role: str, seat: int) -> TileBox:
+    """The box of one tile of a set line, placed from ``x`` on the line's ``base``."""
+    (placed,) = _shifted([item], x, base)
+    return TileBox(
+        placed.tile, placed.u, placed.v, placed.width, role, seat, sideways=placed.sideways
+    )
