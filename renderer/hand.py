@@ -31,9 +31,10 @@ ONE_ROW_MAX = 9
 MELD_ROW_MIN = 520
 
 
-def _own_seat(view: TableView) -> SeatView:
+def own_seat(view: TableView, needed_by: str = "render_hand") -> SeatView:
+    """The viewer's own seat, with its concealed tiles (what ``needed_by`` draws from)."""
     if view.viewer is None:
-        raise ValueError("render_hand needs a view made for one seat (viewer is None)")
+        raise ValueError(f"{needed_by} needs a view made for one seat (viewer is None)")
     for seat in view.seats:
         if seat.seat == view.viewer:
             if seat.concealed is None:
@@ -69,7 +70,7 @@ def _mark(d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
 
 
 def compose_hand(view: TableView, *, marks: frozenset[int], western_index: bool) -> Image.Image:
-    seat = _own_seat(view)
+    seat = own_seat(view)
     concealed = sorted(seat.concealed or ())
     drawn = seat.drawn
     first, second = split_rows(concealed, drawn is not None)

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.melds import Meld
+from renderer.hand import own_seat
 from renderer.layout import Placed, Rect
 from renderer.rows import concealed_tiles, flow, line_height, meld_items, row_items
 from renderer.style import Color
@@ -152,20 +153,9 @@ def hand_order(view: TableView) -> list[int]:
     """The viewer's tiles in the order the seat table draws them: the concealed tiles sorted
     (characters, dots, bamboo, winds, dragons, each by number), then the drawn tile, apart.
     The DM's discard buttons follow this order, so a button sits where its tile does."""
-    seat = _own_seat(view)
+    seat = own_seat(view, "a seat's table")
     tiles = sorted(seat.concealed or ())
     return tiles + ([seat.drawn] if seat.drawn is not None else [])
-
-
-def _own_seat(view: TableView) -> SeatView:
-    if view.viewer is None:
-        raise ValueError("a seat's table needs a view made for one seat (viewer is None)")
-    for seat in view.seats:
-        if seat.seat == view.viewer:
-            if seat.concealed is None:
-                raise ValueError(f"the view does not show seat {view.viewer}'s concealed tiles")
-            return seat
-    raise ValueError(f"seat {view.viewer} is not in the view")
 
 
 def latest_discard(view: TableView) -> tuple[int, int] | None:
@@ -433,7 +423,7 @@ def layout_table(view: TableView) -> TableLayout:
     order = seat_order(view)
     own = view.viewer if view.viewer is not None and view.viewer in order else None
     if own is not None:
-        _own_seat(view)
+        own_seat(view, "a seat's table")
     latest = latest_discard(view)
     if own is not None:
         rows = _river_rows(view)
