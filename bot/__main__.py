@@ -1,6 +1,7 @@
 """``mahjong-bot``: run the bot, or one of its tools.
 
 mahjong-bot                        run the bot (needs DISCORD_TOKEN)
+mahjong-bot --shards 0-3 --shard-count 8   run shards 0 to 3 of 8 in this process
 mahjong-bot doctor [--offline]     check the set-up; say what is wrong and how to fix it
 mahjong-bot health                 exit 0 when the running bot is connected (Docker)
 mahjong-bot simulate --rules R --hands N --seed S
@@ -15,6 +16,29 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+SHARD_FLAGS = {"--shards": "MAHJONG_SHARDS", "--shard-count": "MAHJONG_SHARD_COUNT"}
+
+
+def _shard_flags(args: list[str]) -> list[str] | None:
+    """Move ``--shards X`` / ``--shard-count N`` (or ``--shards=X``) into the environment,
+    where the settings read them; returns the other arguments, or None for a flag given
+    without its value."""
+    import os
+
+    rest: list[str] = []
+    items = iter(args)
+    for arg in items:
+        name, eq, value = arg.partition("=")
+        if name not in SHARD_FLAGS:
+            rest.append(arg)
+            continue
+        if not eq:
+            value = next(items, "")
+        if not value or value.startswith("--"):
+            return None
+        os.environ[SHARD_FLAGS[name]] = value
+    return rest
 
 
 def _run_bot() -> int:
@@ -36,6 +60,12 @@ def _run_bot() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if any(a.split("=")[0] in SHARD_FLAGS for a in args):
+        flagged = _shard_flags(args)
+        if flagged is None or flagged not in ([], ["run"]):
+            print("usage: mahjong-bot [run] [--shards 0-3 --shard-count 8]", file=sys.stderr)
+            return 2
+        args = flagged
     if args and args[0] == "simulate":
         from bot.simulate import main as simulate_main
 
@@ -64,8 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return migrate_main(args[1:])
     if args and args[0] not in ("run",):
         print(
-            "usage: mahjong-bot [run | doctor [--offline] | health | "
-            "simulate --rules R --hands N --seed S | render-demo --out DIR | "
+            "usage: mahjong-bot [run [--shards 0-3 --shard-count 8] | doctor [--offline] | "
+            "health | simulate --rules R --hands N --seed S | render-demo --out DIR | "
             "migrate-db --from SOURCE --to TARGET]",
             file=sys.stderr,
         )

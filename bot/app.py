@@ -168,10 +168,13 @@ class MahjongBot(commands.Bot):
         path = self.settings.heartbeat
         await self.wait_until_ready()
         while not self.is_closed():
-            if self.is_ready() and self.ws is not None and self.ws.open:
+            if self.is_ready() and self.gateway_open():
                 with contextlib.suppress(OSError):
                     path.write_text(f"{os.getpid()} {time.time():.0f}\n")
             await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    def gateway_open(self) -> bool:
+        return self.ws is not None and self.ws.open
 
     async def close(self) -> None:
         """Shut down once, in order; a second call waits for the first."""
@@ -218,6 +221,26 @@ class MahjongBot(commands.Bot):
             log.info("stopped the updates still queued for Discord")
 
 
+class ShardedMahjongBot(MahjongBot, commands.AutoShardedBot):
+    """The bot running some of the bot's shards in this process (``--shards 0-3
+    --shard-count 8``, issue 15): discord.py's ``AutoShardedBot`` with ``shard_ids``. Other
+    processes run the other shards on the same PostgreSQL database (docs/scaling.md)."""
+
+    def gateway_open(self) -> bool:
+        return bool(self.shards) and not any(s.is_closed() for s in self.shards.values())
+
+
+def make_bot(settings: Settings, db: Any = None, **kwargs: Any) -> MahjongBot:
+    """The bot for these settings: sharded when a shard count is set, plain otherwise (one
+    process, every guild, no shard in IDENTIFY: the default stays as it always was)."""
+    if settings.shard_count is None:
+        return MahjongBot(settings, db=db, **kwargs)
+    shard_ids = list(settings.shard_ids or range(settings.shard_count))
+    return ShardedMahjongBot(
+        settings, db=db, shard_ids=shard_ids, shard_count=settings.shard_count, **kwargs
+    )
+
+
 async def ready_report(bot: MahjongBot) -> str:
     """The block logged on the first READY: who the bot is, where it is, where its data is,
     what it restored, and how to invite it."""
@@ -249,6 +272,7 @@ async def ready_report(bot: MahjongBot) -> str:
         "mahjong-bot is ready",
         f"  logged in as  {user} (id {user.id if user else '?'})",
         f"  servers       {servers}",
+        *_shards_line(bot),
         f"  database      {database} (version {'?' if version is None else version})",
         f"  tables        {tables}",
         f"  commands      {commands_line}",
@@ -257,6 +281,14 @@ async def ready_report(bot: MahjongBot) -> str:
         "  stop          Ctrl-C or SIGTERM (docker stop); tables resume at the next start",
     ]
     return "\n".join(lines)
+
+
+def _shards_line(bot: MahjongBot) -> list[str]:
+    count = bot.settings.shard_count
+    if count is None:
+        return []
+    ids = list(bot.settings.shard_ids or range(count))
+    return [f"  shards        {', '.join(map(str, ids))} of {count} in this process"]
 
 
 def restored_tables(bot: MahjongBot) -> str:
@@ -291,8 +323,9 @@ def run(settings: Settings) -> int:
 async def serve(settings: Settings) -> int:
     for note in settings.notes:
         log.info("%s", note)
+    _check_shards(settings)
     db = await open_checked(settings.database)
-    bot = MahjongBot(settings, db=db)
+    bot = make_bot(settings, db=db)
     stopping = _stop_on_signals(bot)
     try:
         async with bot:
@@ -322,6 +355,21 @@ async def serve(settings: Settings) -> int:
         _restore_signals()
     log.info("mahjong-bot stopped")
     return 0
+
+
+def _check_shards(settings: Settings) -> None:
+    """Some shards in this process and the rest elsewhere needs a database several processes
+    share: a SQLite file serves one process (its lock refuses a second)."""
+    count = settings.shard_count
+    if count is None or is_url(settings.database):
+        return
+    if settings.shard_ids is not None and len(settings.shard_ids) < count:
+        raise StartupError(
+            f"--shards {','.join(map(str, settings.shard_ids))} of {count} leaves the other "
+            "shards to other processes, and a SQLite database serves one process: run every "
+            f"shard here (--shard-count {count} alone) or use PostgreSQL (MAHJONG_DB="
+            "postgresql://..., see docs/scaling.md)"
+        )
 
 
 async def open_checked(path: Path | str) -> Any:

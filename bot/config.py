@@ -131,6 +131,17 @@ class Settings:
     #: Sentences for the start-up log: which files were read, which database was chosen.
     notes: tuple[str, ...] = field(default=())
     data_dir: Path | None = None
+    #: Sharding (issue 15): the shards this process runs and the bot's total; None: one
+    #: process, unsharded (the default). See docs/scaling.md.
+    shard_ids: tuple[int, ...] | None = None
+    shard_count: int | None = None
+    #: This process's share of Discord's global request budget (requests a second); None:
+    #: the notifier's own default. Processes sharing one token must share the 50/s.
+    global_rate: float | None = None
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_count is not None
 
     @classmethod
     def from_env(cls, *, require_token: bool = True, cwd: Path | None = None) -> Settings:
@@ -155,6 +166,9 @@ class Settings:
         choice = choose_database(folder, cwd)
         if choice.note:
             notes.append(choice.note)
+        shard_ids, shard_count = shards_from(
+            os.environ.get("MAHJONG_SHARDS", ""), os.environ.get("MAHJONG_SHARD_COUNT", "")
+        )
         return cls(
             token=token,
             database=choice.path,
@@ -163,6 +177,9 @@ class Settings:
             drawing_processes=_count("MAHJONG_DRAWING_PROCESSES", None),
             notes=tuple(notes),
             data_dir=folder,
+            shard_ids=shard_ids,
+            shard_count=shard_count,
+            global_rate=_rate("MAHJONG_GLOBAL_RATE"),
         )
 
     @property
@@ -173,6 +190,57 @@ class Settings:
             return (self.data_dir or data_dir()) / "heartbeat"
         database = Path(self.database)
         return database.with_name(database.name + ".heartbeat")
+
+
+def shards_from(shards: str, count: str) -> tuple[tuple[int, ...] | None, int | None]:
+    """``MAHJONG_SHARDS`` (``0-3``, ``0,2,5`` or a mix) and ``MAHJONG_SHARD_COUNT`` as the
+    shard ids this process runs and the total: both empty -> unsharded; only a count -> every
+    shard in this process; shards without a count, or a shard outside ``0..count-1``, is a
+    ``ConfigError`` saying what to set."""
+    shards, count = shards.strip(), count.strip()
+    if not shards and not count:
+        return None, None
+    if not count:
+        raise ConfigError(
+            f"MAHJONG_SHARDS={shards} needs MAHJONG_SHARD_COUNT (--shard-count): the number "
+            "of shards of the whole bot, across every process"
+        )
+    if not count.isdigit() or int(count) < 1:
+        raise ConfigError(f"MAHJONG_SHARD_COUNT must be a whole number from 1, not {count!r}")
+    total = int(count)
+    if not shards:
+        return tuple(range(total)), total
+    ids: set[int] = set()
+    for part in shards.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ConfigError(
+                f"MAHJONG_SHARDS must be shard ids such as 0-3 or 0,2,5, not {shards!r}"
+            )
+        low, high = int(first), int(last) if dash else int(first)
+        if low > high:
+            raise ConfigError(f"MAHJONG_SHARDS: the range {part} runs backwards")
+        ids.update(range(low, high + 1))
+    outside = sorted(i for i in ids if i >= total)
+    if outside:
+        raise ConfigError(
+            f"MAHJONG_SHARDS: shard {outside[0]} does not exist with MAHJONG_SHARD_COUNT="
+            f"{total} (shards are 0 to {total - 1})"
+        )
+    return tuple(sorted(ids)), total
+
+
+def _rate(name: str) -> float | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1000:
+        raise ConfigError(f"{name} must be requests a second (e.g. 20), not {text!r}")
+    return value
 
 
 def _count(name: str, default: int | None) -> int | None:
