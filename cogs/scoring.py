@@ -1,4 +1,8 @@
-"""``/score``, ``/rules`` and ``/settle``: for people playing with real tiles.
+"""``/score``, ``/rules``, ``/notation`` and ``/settle``: for people playing with real tiles.
+
+The three look-ups (:class:`LookupCog`) work in any chat, also with the app installed to a
+member's own account (issue 13.5); ``/settle`` (:class:`SettleCog`) writes to a server's
+ledger, so it stays on servers with the bot installed there.
 
 Thin: each command parses its options, calls the ScoringService, and renders the answer.
 A mistake of the user's is found before anything slow and answered privately; then the
@@ -27,6 +31,7 @@ from discord.ext import commands
 
 from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
+from bot.service.hand_reading import HandReading, read_hand
 from bot.service.ledger import Settlement, others_of
 from bot.service.rules_topics import matching_topics
 from bot.service.scoring import WINDS, ScoreResult, ScoringService, SettlePlayer
@@ -361,10 +366,31 @@ class ShareRulesButton(
             await handle_error(interaction, exc)
 
 
+def reading_embed(reading: HandReading) -> discord.Embed:
+    """``/notation``'s answer: the compact form to paste, what each part became, the count."""
+    text = "\n".join([f"`{reading.compact}`", "", *reading.lines, "", reading.verdict])
+    embed = make_embed("How the bot reads your hand", text)
+    embed.set_footer(text="/score takes the same text · /notation alone: how to write a hand")
+    return embed
+
+
 # -- the cog -----------------------------------------------------------------------------------
 
 
-class ScoringCog(GuildOnly, commands.Cog):
+#: Where the look-ups are offered (issue 13.5): anywhere, also where the app is installed to
+#: a member's own account, so people playing with real tiles at home or in a group DM can
+#: look up a score. They read no server's data but its default rule set when there is one.
+#: The ledger and /settle stay on servers, installed with the bot (bot/app.py's defaults).
+ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True)
+ANY_INSTALL = app_commands.AppInstallationType(guild=True, user=True)
+
+
+class LookupCog(commands.Cog):
+    """``/score``, ``/rules`` and ``/notation``: offered in servers, the bot's DMs and group
+    DMs, with the app installed to the server or to the member (integration types 0 and 1).
+    In a group DM the bot is not a member: it can only answer the interaction (its response
+    and follow-ups), which is all these commands do."""
+
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
 
@@ -373,13 +399,19 @@ class ScoringCog(GuildOnly, commands.Cog):
         return _scoring(self.bot)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SettleButton, ShareRulesButton)
+        self.bot.add_dynamic_items(ShareRulesButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SettleButton, ShareRulesButton)
+        self.bot.remove_dynamic_items(ShareRulesButton)
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await handle_error(interaction, error)
 
     @app_commands.command(name="score", description="Score a hand played with real tiles")
-    @app_commands.guild_only()
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    @app_commands.allowed_installs(guilds=True, users=True)
     @app_commands.rename(round_wind="round")
     @app_commands.describe(
         hand="The hand, e.g. 123m 456m 789s 55s 22p win 2p from W (see /rules notation)",
@@ -423,7 +455,8 @@ class ScoringCog(GuildOnly, commands.Cog):
         await interaction.followup.send(embed=embed, file=card)
 
     @app_commands.command(name="rules", description="The rules in short, with the book's pages")
-    @app_commands.guild_only()
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    @app_commands.allowed_installs(guilds=True, users=True)
     @app_commands.describe(topic="A topic: scoring, limit-hands, washing, claims, settling...")
     async def rules(
         self,
@@ -445,6 +478,49 @@ class ScoringCog(GuildOnly, commands.Cog):
             app_commands.Choice(name=f"{t.key}: {t.summary}"[:100], value=t.key)
             for t in matching_topics(current)
         ]
+
+    @app_commands.command(
+        name="notation", description="How the bot reads a hand you type (before /score)"
+    )
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    @app_commands.allowed_installs(guilds=True, users=True)
+    @app_commands.describe(
+        hand="The hand as you would give it to /score (empty: how to write one)",
+        rules="Rule set: how many tiles a hand has (default pung-chow)",
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def notation(
+        self,
+        interaction: discord.Interaction,
+        hand: app_commands.Range[str, 1, 300] | None = None,
+        rules: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if hand is None:
+            found = self.service.rules_text("notation")
+            await interaction.response.send_message(
+                embed=make_embed(found.title, found.text), ephemeral=True
+            )
+            return
+        reading = read_hand(hand, rules.value if rules else "pung-chow")
+        await interaction.response.send_message(embed=reading_embed(reading), ephemeral=True)
+
+
+class SettleCog(GuildOnly, commands.Cog):
+    """``/settle``: writes to the server's ledger, so servers only (GuildOnly refuses it
+    anywhere else, should a client offer it)."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> ScoringService:
+        return _scoring(self.bot)
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(SettleButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(SettleButton)
 
     @app_commands.command(
         name="settle", description="Record a game played with real tiles (payers confirm)"
@@ -530,12 +606,14 @@ class ScoringCog(GuildOnly, commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(ScoringCog(bot))
+    await bot.add_cog(LookupCog(bot))
+    await bot.add_cog(SettleCog(bot))
 
 
 __all__ = [
-    "ScoringCog",
+    "LookupCog",
     "SettleButton",
+    "SettleCog",
     "ShareRulesButton",
     "reply_error",
     "score_card_png",

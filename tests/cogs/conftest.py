@@ -11,6 +11,7 @@ import discord
 import pytest
 from discord.ext import commands
 
+from bot.app import SERVER_CONTEXTS, SERVER_INSTALLS
 from bot.drawing import Drawing
 from bot.services import build_services
 from bot.store.database import open_database
@@ -26,7 +27,15 @@ class CogBot(commands.Bot):
     def __init__(self, database: Path, clock: FakeClock, cogs: tuple[str, ...]) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        # The real bot's defaults: commands are for servers, installed with the bot, unless a
+        # command widens its own (bot/app.py).
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            allowed_contexts=SERVER_CONTEXTS,
+            allowed_installs=SERVER_INSTALLS,
+        )
         self.database = database
         self.clock = clock
         self.cog_names = cogs

@@ -71,15 +71,16 @@ async def test_unknown_rules_and_dms_are_refused(discord_world, start_bot) -> No
     bot = await start_bot()
     with pytest.raises(CommandError, match="must be one of"):
         await w.alice.slash(w.channel, "score", hand=EXAMPLE_1, rules="riichi")
-    with pytest.raises(CommandError, match="cannot use /score"):
-        await w.alice.slash(w.alice.dm(), "score", hand=EXAMPLE_1)
+    with pytest.raises(CommandError, match="cannot use /settle"):
+        await w.alice.slash(w.alice.dm(), "settle", winner=w.alice, east=w.alice, south=w.bob)
     synced = {c["name"]: c for c in w.server.commands()}
-    assert all(synced[name].get("contexts") == [0] for name in ("score", "rules", "settle"))
+    assert synced["settle"].get("contexts") == [0]
+    assert all(synced[name].get("contexts") == [0, 1, 2] for name in ("score", "rules"))
     # Should a client send one anyway, the cog's check answers with a clear message.
     with pytest.raises(app_commands.NoPrivateMessage) as refused:
         await GuildOnly().interaction_check(type("DM", (), {"guild_id": None})())
     assert error_text(refused.value) == DM_REFUSAL
-    assert bot.get_cog("ScoringCog") is not None
+    assert bot.get_cog("SettleCog") is not None
 
 
 async def test_rules_answers_privately_with_a_button_to_share(discord_world, start_bot) -> None:

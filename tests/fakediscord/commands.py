@@ -123,7 +123,13 @@ def visible_commands(
         if cmd.get("type", 1) != 1:
             continue
         contexts = cmd.get("contexts")
-        if guild is None:
+        if channel.is_group_dm:
+            # Only an app installed to the user reaches a group DM (the bot is not in it).
+            if 1 not in (cmd.get("integration_types") or [0]):
+                continue
+            if contexts is not None and 2 not in contexts:
+                continue
+        elif guild is None:
             if contexts is not None and 1 not in contexts:
                 continue
             if contexts is None and cmd.get("dm_permission") is False:

@@ -45,6 +45,7 @@ from .state import (
     InteractionRecord,
     MessageFlag,
     MessageRecord,
+    Perm,
     RoleRecord,
     TimelineEntry,
     UserRecord,
@@ -292,6 +293,13 @@ class FakeDiscord:
     def create_guild(self, name: str, *, owner: UserLike) -> GuildRecord:
         """Add a guild (with @everyone, the owner and the bot as members)."""
         return self.state.create_guild(name, owner=self._user_record(owner))
+
+    def create_group_dm(self, owner: UserLike, *members: UserLike) -> ChannelRecord:
+        """A group DM of users, without the bot: only commands of an app installed to the
+        user (integration type 1) with the private-channel context (2) can be used there."""
+        return self.state.create_group_dm(
+            self._user_record(owner), [self._user_record(m) for m in members]
+        )
 
     def create_role(self, guild: GuildRecord, name: str, permissions: int = 0) -> RoleRecord:
         """Add a role (above existing ones) with these permission bits (see `Perm`)."""
@@ -872,8 +880,12 @@ class FakeDiscord:
             "authorizing_integration_owners": (
                 {"0": str(rec.guild_id)} if rec.guild_id else {"1": str(rec.user.id)}
             ),
-            "context": 0 if rec.guild_id else 1,
+            "context": 0 if rec.guild_id else 2 if channel.is_group_dm else 1,
         }
+        if channel.is_group_dm:
+            # The app is not in the group DM: what its answers may carry (Discord's
+            # app_permissions for a user-installed app in a private channel).
+            payload["app_permissions"] = str(Perm.EMBED_LINKS | Perm.ATTACH_FILES)
         if rec.guild_id is not None:
             guild = state.guilds[rec.guild_id]
             member = guild.members[rec.user.id]

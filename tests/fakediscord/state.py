@@ -67,6 +67,7 @@ class ChannelType(enum.IntEnum):
 
     GUILD_TEXT = 0
     DM = 1
+    GROUP_DM = 3  # users' own group chats: the bot is never in one (user-installed apps only)
     PUBLIC_THREAD = 11
     PRIVATE_THREAD = 12
 
@@ -456,6 +457,7 @@ class ChannelRecord:
     parent_id: int | None = None
     owner_id: int | None = None
     recipient: UserRecord | None = None
+    recipients: list[UserRecord] = field(default_factory=list)  # a group DM's members
     overwrites: list[dict[str, Any]] = field(default_factory=list)
     messages: list[MessageRecord] = field(default_factory=list)
     deleted: bool = False
@@ -479,6 +481,10 @@ class ChannelRecord:
         return self.type == ChannelType.DM
 
     @property
+    def is_group_dm(self) -> bool:
+        return self.type == ChannelType.GROUP_DM
+
+    @property
     def mention(self) -> str:
         return f"<#{self.id}>"
 
@@ -486,6 +492,17 @@ class ChannelRecord:
         """The channel object as Discord sends it."""
         last = self.messages[-1].id if self.messages else None
         last_id = str(last) if last is not None else None
+        if self.is_group_dm:
+            return {
+                "id": str(self.id),
+                "type": self.type,
+                "last_message_id": last_id,
+                "recipients": [u.payload() for u in self.recipients],
+                "name": self.name,
+                "icon": None,
+                "owner_id": str(self.owner_id),
+                "flags": 0,
+            }
         if self.is_dm:
             recipients = [self.recipient.payload()] if self.recipient else []
             return {
@@ -786,6 +803,20 @@ class DiscordState:
         self.dm_channels[user.id] = channel.id
         return channel
 
+    def create_group_dm(self, owner: UserRecord, members: list[UserRecord]) -> ChannelRecord:
+        """A group DM of users (the bot is not in it and cannot post there; an app installed
+        to a member's account can only answer that member's interactions in it)."""
+        recipients = [owner, *(u for u in members if u.id != owner.id)]
+        channel = ChannelRecord(
+            id=self.snowflakes.next(),
+            type=ChannelType.GROUP_DM,
+            name=", ".join(u.name for u in recipients)[:100],
+            recipients=recipients,
+            owner_id=owner.id,
+        )
+        self.channels[channel.id] = channel
+        return channel
+
     # -- reading ----------------------------------------------------------------------------
 
     def guild_of(self, channel: ChannelRecord) -> GuildRecord | None:
@@ -799,6 +830,8 @@ class DiscordState:
             return user_id == self.bot_user.id or (
                 channel.recipient is not None and channel.recipient.id == user_id
             )
+        if channel.is_group_dm:
+            return any(u.id == user_id for u in channel.recipients)
         perms = self.permissions_in(user_id, channel)
         if channel.type == ChannelType.PRIVATE_THREAD and user_id not in channel.thread_members:
             return bool(perms & Perm.MANAGE_THREADS)
@@ -814,7 +847,7 @@ class DiscordState:
 
     def permissions_in(self, user_id: int, channel: ChannelRecord) -> int:
         """A user's permissions in a channel (everything in their own DMs)."""
-        if channel.is_dm:
+        if channel.is_dm or channel.is_group_dm:
             return ALL_PERMISSIONS if self.can_see_channel(user_id, channel) else 0
         guild = self.guild_of(channel)
         if guild is None:
