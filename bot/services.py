@@ -21,6 +21,8 @@ class Services:
     ledger: Any
     scoring: Any
     tables: Any = None
+    #: Several processes on one PostgreSQL database: the tables this one runs (bot/cluster).
+    ownership: Any = None
 
     async def start(self) -> None:
         """Restore open tables and start their timers (after the commands are synced)."""
@@ -37,10 +39,15 @@ class Services:
         a table asked for meanwhile is rebuilt on the spot)."""
         if self.tables is not None:
             await self.tables.restore_all()
+        if self.ownership is not None:
+            self.ownership.start()
 
     async def stop(self) -> None:
         if self.tables is not None:
             await self.tables.stop()
+        if self.ownership is not None:
+            # Every table given up at once: the other processes take them over now.
+            await self.ownership.stop()
 
 
 def build_services(
@@ -62,7 +69,15 @@ def build_services(
         LedgerRepository(db, clock=clock), StatsRepository(db, clock=clock), guild_settings
     )
     scoring = ScoringService(ledger)
-    table_service = None
+    table_service = ownership = None
     if tables:
         table_service = TableService(bot, TablesRepository(db, clock=clock), ledger, guild_settings)
-    return Services(guild_settings, ledger, scoring, table_service)
+        if db.kind == "postgres":
+            # Any number of processes may share a PostgreSQL database: each runs the tables it
+            # holds a lease on (docs/scaling.md). SQLite serves one process: no leases at all.
+            from bot.cluster.ownership import TableOwnership
+            from bot.store.leases_repo import LeasesRepository
+
+            ownership = TableOwnership(LeasesRepository(db, clock=clock))
+            ownership.attach(table_service)
+    return Services(guild_settings, ledger, scoring, table_service, ownership)

@@ -44,6 +44,7 @@ class LeaseKeeper:
         owner: str | None = None,
         ttl: float = TTL,
         claim_batch: int = 5,
+        grace: float = 0.0,
         on_acquired: Callable[[Lease], Awaitable[None]] | None = None,
         on_lost: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
@@ -51,6 +52,7 @@ class LeaseKeeper:
         self.owner = owner or process_owner()
         self.ttl = ttl
         self.claim_batch = claim_batch
+        self.grace = grace  # seconds a new, never-leased table is left to its creator
         self.on_acquired = on_acquired
         self.on_lost = on_lost
         self.leases: dict[int, Lease] = {}
@@ -67,6 +69,20 @@ class LeaseKeeper:
             self.leases[table_id] = lease
         return lease
 
+    async def claim(self, table_id: int) -> Lease | None:
+        """Take a table nobody runs now and tell the owner (``on_acquired``), as a tick would
+        (a press for a table whose process died, before the next tick found it)."""
+        lease = await self.acquire(table_id)
+        if lease is not None and self.on_acquired is not None:
+            await self.on_acquired(lease)
+        return lease
+
+    async def forget(self, table_id: int) -> None:
+        """A table this process closed: give its lease up (no ``on_lost``: nothing to drop)."""
+        lease = self.leases.pop(table_id, None)
+        if lease is not None:
+            await self.repo.release(lease)
+
     async def fenced(self, table_id: int) -> None:
         """A write was refused: the table is someone else's now."""
         if self.leases.pop(table_id, None) is not None and self.on_lost is not None:
@@ -79,10 +95,9 @@ class LeaseKeeper:
             log.warning("lease of table %s lost: another process runs it now", table_id)
             await self.fenced(table_id)
         self.leases.update({t: lease for t, lease in held.items() if t in self.leases})
-        for table_id in await self.repo.claimable(self.claim_batch):
-            lease = await self.acquire(table_id)
-            if lease is not None and self.on_acquired is not None:
-                await self.on_acquired(lease)
+        for table_id in await self.repo.claimable(self.claim_batch, grace=self.grace):
+            if table_id not in self.leases:
+                await self.claim(table_id)
 
     async def run(self) -> None:
         """Tick every ``ttl / 3`` seconds until cancelled; a failed tick is logged and the next

@@ -114,14 +114,26 @@ class LeasesRepository(Repository):
             int(row["table_id"]), row["owner"], int(row["generation"]), int(row["expires_at"])
         )
 
-    async def claimable(self, limit: int = 100) -> list[int]:
+    async def claimable(self, limit: int = 100, *, grace: float = 0.0) -> list[int]:
         """Open tables that no process runs (never leased, released or expired): what a
-        process scanning for work should try to ``acquire``, oldest first."""
+        process scanning for work should try to ``acquire``, oldest first. ``grace`` (seconds):
+        a table never leased is left alone that long after it was created, so the process that
+        opened it (and acquires it right after the insert) is not raced for it."""
+        now = self.now_ms()
+        fresh = "AND t.created_at <= ?" if grace else "AND ? > 0"
         async with self.reading():
             rows = await self.fetchall(
                 "SELECT t.id FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id "
                 "WHERE t.status IN ('lobby', 'playing') "
-                "AND (l.table_id IS NULL OR l.expires_at <= ?) ORDER BY t.id LIMIT ?",
-                (self.now_ms(), limit),
+                f"AND ((l.table_id IS NULL {fresh}) OR l.expires_at <= ?) "
+                "ORDER BY t.id LIMIT ?",
+                (int(now / 1000 - grace), now, limit),
             )
         return [int(r["id"]) for r in rows]
+
+    async def live_owner(self, table_id: int) -> str | None:
+        """The process running the table now (its lease unexpired), None if none does."""
+        lease = await self.holder(table_id)
+        if lease is None or lease.expires_at <= self.now_ms():
+            return None
+        return lease.owner

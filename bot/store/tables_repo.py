@@ -326,6 +326,23 @@ class TablesRepository(Repository):
                 )
         return out
 
+    async def open_table(
+        self, table_id: int
+    ) -> tuple[dict[str, Any], list[tuple[str, dict]]] | None:
+        """One open table with its events in order (a table this process just took over from
+        another; issue 15), or None if it is closed or gone."""
+        async with self.reading():
+            row = await self.fetchone(
+                "SELECT * FROM tables WHERE id = ? AND status IN ('lobby', 'playing')",
+                (table_id,),
+            )
+            if row is None:
+                return None
+            events = await self.fetchall(
+                "SELECT kind, payload FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
+            )
+            return await self._row(row), [(e["kind"], loads(e["payload"], {})) for e in events]
+
     # -- finished hands ----------------------------------------------------------------------
     async def add_hand(
         self,

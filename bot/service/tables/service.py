@@ -40,9 +40,11 @@ from bot.service.tables.model import (
     TableError,
     WriteFailed,
 )
+from bot.service.tables.ownership import MOVED, OwnedTables
 from bot.service.tables.ports import MemberSettingsStore, TableNotifier, TableStore
 from bot.service.tables.settlement import post_hand
 from bot.service.tables.timers import TableTimers
+from bot.store.leases_repo import Fenced
 from bot.store.tables_repo import ChannelBusy, SeatRow
 
 log = logging.getLogger("bot.service.tables")
@@ -67,7 +69,7 @@ DEFAULT_CAPS = {"member": 3, "channel": 10, "guild": 50}
 HINT_WORDS = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False}
 
 
-class TableService(TableTimers, TableLifecycle):
+class TableService(TableTimers, TableLifecycle, OwnedTables):
     def __init__(
         self,
         bot: Any,
@@ -98,6 +100,9 @@ class TableService(TableTimers, TableLifecycle):
         # Open tables read at start-up and not rebuilt yet (see load), and resumptions running.
         self._unrestored: dict[int, tuple[dict[str, Any], list[tuple[str, dict]]]] = {}
         self._resuming: set[asyncio.Task[None]] = set()
+        # Several processes on PostgreSQL: the tables this one runs (bot/cluster); None on
+        # SQLite, where every open table is this process's.
+        self.ownership: Any = None
 
     # -- life cycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -119,6 +124,8 @@ class TableService(TableTimers, TableLifecycle):
             self._member_settings = {
                 user: MemberSettings(**values) for user, values in stored.items()
             }
+        if self.ownership is not None:
+            return  # the lease keeper hands this process its tables (adopt)
         for row, events in await self.store.open_tables():
             self._unrestored[row["id"]] = (row, events)
             if row.get("home_channel_id") != row["channel_id"]:
@@ -185,8 +192,9 @@ class TableService(TableTimers, TableLifecycle):
         it in the store, free its channel, settle what is left and tell the channel."""
         if table.state is not None:
             await self._settle_new_results(table)
-        await self.store.set_status(table.id, table.status)
+        await self.store.set_status(table.id, table.status, **self._fence(table.id))
         self._forget(table)
+        await self._closed(table.id)
         if self.notifier is None:
             return
         if table.state is not None:
@@ -213,8 +221,14 @@ class TableService(TableTimers, TableLifecycle):
         # next event must take the same number, or the table would be stuck until a restart.
         # The caller changes the table only after this returns, so a refused write leaves
         # the table as it was.
+        fence = self._fence(table.id)
         try:
-            await run_to_end(self.store.append_event(table.id, table.seq + 1, kind, payload))
+            await run_to_end(
+                self.store.append_event(table.id, table.seq + 1, kind, payload, **fence)
+            )
+        except Fenced:
+            await self._moved(table)
+            raise TableError(MOVED) from None
         except Exception as exc:
             table.write_failures += 1
             log.warning(
@@ -348,6 +362,7 @@ class TableService(TableTimers, TableLifecycle):
         except Exception as exc:
             log.warning("could not create a table in %s (%s)", channel_id, exc)
             raise WriteFailed(WRITE_FAILED) from exc
+        await self._opened(table.id)
         self.tables[table.id] = table
         if not thread:
             self.by_channel[channel_id] = table.id
@@ -495,7 +510,7 @@ class TableService(TableTimers, TableLifecycle):
             await self._record(table, "start", {"seed": seed})
             table.state = state
             table.status = "playing"
-            await self.store.set_status(table.id, "playing")
+            await self.store.set_status(table.id, "playing", **self._fence(table.id))
             await self._save_seats(table)
         await self._notify_all(table, f"The game begins: {describe_seating(table, state)}")
         self._kick(table)
@@ -522,9 +537,10 @@ class TableService(TableTimers, TableLifecycle):
         self._forget(table)
         self._remember_finished(table)
         try:
-            await self.store.set_status(table.id, status)
+            await self.store.set_status(table.id, status, **self._fence(table.id))
         except Exception as exc:  # the end event is stored: start-up closes it (_finish_closing)
             log.warning("table %s: could not mark it %s (%s)", table.id, status, exc)
+        await self._closed(table.id)
 
     def _remember_finished(self, table: LiveTable) -> None:
         """Keep the last closed tables for "Play again" and /mahjong verify."""

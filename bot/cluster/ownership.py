@@ -1,0 +1,132 @@
+"""Which open tables this process runs, when several processes share one PostgreSQL database
+(issue 15; the design is in docs/scaling.md).
+
+A process runs a table (takes its moves, runs its timers and computer players) only while it
+holds the table's lease (``bot/store/leases_repo.py``); the :class:`LeaseKeeper` renews the
+leases, notices a lost one and claims tables nobody runs. This module connects the keeper to
+the table service through a few small hooks the service calls:
+
+- ``fence(table_id)``: the keyword arguments of every event write and status change
+  (``lease=``), so a write by a process that lost the table is refused by the store
+  (``Fenced``) instead of forking the table's log;
+- ``opened(table_id)``: a table this process just created is its own at once;
+- ``closed(table_id)``: a closed table's lease is given up;
+- the keeper's callbacks: a table acquired is read from the store and resumed
+  (``TableService.adopt``), a table lost is dropped from memory with its timers
+  (``TableService.drop``).
+
+On SQLite there is no ownership object at all: one process per file (the lock), every table
+its own, and no lease is read or written.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from bot.store.lease_keeper import TTL, LeaseKeeper
+from bot.store.leases_repo import Lease, LeasesRepository
+
+log = logging.getLogger(__name__)
+
+#: A table never leased is left to the process that created it this long (it acquires the
+#: lease right after inserting the table) before another process may claim it.
+NEW_TABLE_GRACE = 10.0
+#: Tables claimed per heartbeat at most (each is replayed from its events).
+CLAIM_BATCH = 25
+
+
+class TableMoved(Exception):
+    """This process does not (or no longer) run the table: another process does."""
+
+
+def lease_seconds() -> float:
+    """The lease time: ``MAHJONG_LEASE_SECONDS`` (tests shorten it), else 9 s. A process that
+    dies loses its tables to another within ``ttl + ttl / 3`` of its last heartbeat."""
+    text = os.environ.get("MAHJONG_LEASE_SECONDS", "").strip()
+    try:
+        value = float(text) if text else TTL
+    except ValueError:
+        value = TTL
+    return value if value >= 1.0 else TTL
+
+
+class TableOwnership:
+    """This process's tables, through its lease keeper; see the module's docstring."""
+
+    def __init__(self, leases: LeasesRepository, *, ttl: float | None = None) -> None:
+        self.leases = leases
+        self.keeper = LeaseKeeper(
+            leases,
+            ttl=ttl or lease_seconds(),
+            claim_batch=CLAIM_BATCH,
+            grace=NEW_TABLE_GRACE,
+            on_acquired=self._acquired,
+            on_lost=self._lost,
+        )
+        self.service: Any = None
+
+    @property
+    def owner(self) -> str:
+        return self.keeper.owner
+
+    def attach(self, service: Any) -> None:
+        """Run ``service``'s tables under these leases (sets ``service.ownership``)."""
+        self.service = service
+        service.ownership = self
+
+    # -- the service's hooks ---------------------------------------------------------------------
+    def owns(self, table_id: int) -> bool:
+        return self.keeper.lease(table_id) is not None
+
+    def fence(self, table_id: int) -> dict[str, Lease]:
+        """``lease=`` for a write of the table; raises TableMoved when it is not ours."""
+        lease = self.keeper.lease(table_id)
+        if lease is None:
+            raise TableMoved(f"table {table_id} is not run by this process")
+        return {"lease": lease}
+
+    async def opened(self, table_id: int) -> None:
+        """A table this process created: its lease, before its first event."""
+        if await self.keeper.acquire(table_id) is None:
+            raise TableMoved(f"table {table_id} was taken by another process at once")
+
+    async def closed(self, table_id: int) -> None:
+        try:
+            await self.keeper.forget(table_id)
+        except Exception as exc:  # it expires by itself
+            log.info("could not release the lease of table %s (%s)", table_id, exc)
+
+    async def lost(self, table_id: int) -> None:
+        """A write was fenced: the table is another process's now."""
+        await self.keeper.fenced(table_id)
+
+    # -- who runs a table ----------------------------------------------------------------------
+    async def owner_of(self, table_id: int) -> str | None:
+        """The process running the table now, None if none does (never leased or expired)."""
+        if self.owns(table_id):
+            return self.owner
+        return await self.leases.live_owner(table_id)
+
+    async def claim(self, table_id: int) -> bool:
+        """Take a table nobody runs (a press came for it before any heartbeat claimed it)."""
+        return await self.keeper.claim(table_id) is not None
+
+    # -- the keeper's callbacks ----------------------------------------------------------------
+    async def _acquired(self, lease: Lease) -> None:
+        if self.service is None or not await self.service.adopt(lease.table_id):
+            await self.keeper.forget(lease.table_id)  # closed meanwhile: nothing to run
+
+    async def _lost(self, table_id: int) -> None:
+        if self.service is not None:
+            self.service.drop(table_id)
+
+    # -- running -------------------------------------------------------------------------------
+    def start(self) -> None:
+        """The first heartbeat now (claim what nobody runs), then one every ``ttl / 3``."""
+        self.keeper.start()
+
+    async def stop(self) -> None:
+        """Give every table up at once, so other processes take them over without waiting."""
+        await self.keeper.stop(release=True)

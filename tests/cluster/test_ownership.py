@@ -1,0 +1,139 @@
+"""Table ownership in the table service (issue 15): two "processes" (two table services, each
+on its own connection to one database, with its own lease keeper) share the tables. A table
+runs in the process holding its lease; when that process stalls past its lease, the other
+takes the table over, rebuilt from its events, and the stale one can no longer write a single
+event. On both backends (SQLite: two connections to one file stand in for two processes)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from bot.cluster.ownership import TableOwnership
+from bot.service.tables import TableError, TableService
+from bot.service.tables.ownership import MOVED
+from bot.services import build_services
+from bot.store.backend import Database
+from bot.store.database import open_database
+from bot.store.leases_repo import LeasesRepository
+from bot.store.tables_repo import TablesRepository
+from tests.store.helpers import FakeClock
+from tests.tables.fakes import MemoryLedger, RecordingNotifier, Settings
+from tests.tables.test_table_service import ALICE, open_table, play_member, settle
+
+TTL = 9.0
+
+
+@dataclass
+class Process:
+    service: TableService
+    ownership: TableOwnership
+    tables: TablesRepository
+
+
+def process(db: Database, clock: FakeClock, ledger: MemoryLedger) -> Process:
+    tables = TablesRepository(db, clock=clock)
+    service = TableService(None, tables, ledger, Settings())
+    service.notifier = RecordingNotifier()
+    service.computer_delay = 0
+    service.next_hand_delay = 0
+    ownership = TableOwnership(LeasesRepository(db, clock=clock), ttl=TTL)
+    ownership.attach(service)
+    return Process(service, ownership, tables)
+
+
+@pytest.fixture
+async def two(db: Database) -> AsyncIterator[tuple[Process, Process, FakeClock]]:
+    clock, ledger = FakeClock(), MemoryLedger()
+    other = await open_database(db.target)
+    first, second = process(db, clock, ledger), process(other, clock, ledger)
+    try:
+        yield first, second, clock
+    finally:
+        for p in (first, second):
+            await p.service.stop()
+        await other.close()
+
+
+async def resumed(p: Process, table_id: int):
+    if p.service._resuming:
+        await asyncio.gather(*p.service._resuming)
+    table = p.service.tables[table_id]
+    await settle(p.service, table)
+    return table
+
+
+async def test_a_stalled_owner_loses_its_table_and_cannot_write_to_it(two) -> None:
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3)
+    await first.service.start_game(table.id, ALICE, can_manage=False)
+    await settle(first.service, table)
+    assert first.ownership.owns(table.id)
+    await second.ownership.keeper.tick()  # the lease is live: not the second's to take
+    assert second.service.tables == {}
+
+    clock.advance(TTL + 1)  # the first process stalls past its lease (a long pause)
+    await second.ownership.keeper.tick()
+    taken = await resumed(second, table.id)
+    assert second.ownership.owns(table.id)
+    assert (taken.seq, taken.state) == (table.seq, table.state)  # rebuilt from its events
+
+    # The stale owner still believes it runs the table: its first write is refused by the
+    # store (fenced), it drops the table, and the member is told to press again.
+    state = table.state
+    seat = table.seat_of_user(ALICE)
+    assert state is not None and seat is not None
+    from bot.rules.game import legal_actions
+    from bot.service.tables import control_of
+
+    verb, arg = control_of(legal_actions(state, seat)[0])
+    with pytest.raises(TableError) as refused:
+        await first.service.act(
+            table.id, ALICE, verb, None if arg is None else str(arg), state.move
+        )
+    assert str(refused.value) == MOVED
+    assert table.id not in first.service.tables and not first.ownership.owns(table.id)
+    assert len(await first.tables.events(table.id)) == taken.seq  # nothing written
+
+    # The new owner plays the game to its end; the log is one unbroken sequence.
+    await play_member(second.service, taken, ALICE)
+    assert taken.status == "finished"
+    seqs = [e.seq for e in await second.tables.events(table.id)]
+    assert seqs == list(range(1, len(seqs) + 1))
+    row = await second.tables.get(table.id)
+    assert row is not None and row["status"] == "finished"
+    lease = await second.ownership.leases.holder(table.id)
+    assert lease is not None and lease.expires_at == 0  # released when it closed
+    assert not second.ownership.owns(table.id)
+
+
+async def test_a_process_only_runs_what_it_leases(two) -> None:
+    first, second, _ = two
+    await first.service.load()
+    lobby = await open_table(first.service, computers=1, channel_id=20)
+    # The second process, starting now, reads no table: the first runs it.
+    await second.service.load()
+    await second.ownership.keeper.tick()
+    assert second.service.tables == {} and second.service.in_channel(20) is None
+    # A stopping process gives its tables up at once; the next heartbeat elsewhere takes them.
+    await first.service.stop()
+    await first.ownership.stop()
+    await second.ownership.keeper.tick()
+    assert second.ownership.owns(lobby.id)
+    assert second.service.in_channel(20) is not None
+    assert (await second.ownership.leases.holder(lobby.id)).generation == 2
+
+
+async def test_sqlite_runs_without_leases(db_path) -> None:
+    db = await open_database(db_path)
+    try:
+        services = build_services(None, db)
+        assert services.ownership is None and services.tables.ownership is None
+        assert services.tables._fence(1) == {}
+    finally:
+        await db.close()
