@@ -7,6 +7,8 @@ mahjong-bot health                 exit 0 when the running bot is connected (Doc
 mahjong-bot simulate --rules R --hands N --seed S
 mahjong-bot render-demo --out DIR
 mahjong-bot migrate-db --from SOURCE --to TARGET   copy a store (SQLite -> PostgreSQL)
+mahjong-bot replay CODE | TABLE HAND --out DIR [--seat S] [--gif | --apng]
+                                   the frames of a finished hand, or one animation
 """
 
 from __future__ import annotations
@@ -92,11 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.store.copy import main as migrate_main
 
         return migrate_main(args[1:])
+    if args and args[0] == "replay":
+        from bot.replay_cli import main as replay_main
+
+        return replay_main(args[1:])
     if args and args[0] not in ("run",):
         print(
             "usage: mahjong-bot [run [--shards 0-3 --shard-count 8] | doctor [--offline] | "
             "health | simulate --rules R --hands N --seed S | render-demo --out DIR | "
-            "migrate-db --from SOURCE --to TARGET]",
+            "migrate-db --from SOURCE --to TARGET | replay CODE --out DIR]",
             file=sys.stderr,
         )
         return 2

@@ -23,6 +23,7 @@ class Services:
     tables: Any = None
     #: Several processes on one PostgreSQL database: the tables this one runs (bot/cluster).
     ownership: Any = None
+    replays: Any = None
 
     async def start(self) -> None:
         """Restore open tables and start their timers (after the commands are synced)."""
@@ -57,9 +58,11 @@ def build_services(
     other cogs run without a bot to post tables)."""
     from bot.service.guild_settings import GuildSettingsService
     from bot.service.ledger import LedgerService
+    from bot.service.replays import ReplayService
     from bot.service.scoring import ScoringService
     from bot.service.tables import TableService
     from bot.store.ledger_repo import LedgerRepository
+    from bot.store.replays_repo import ReplaysRepository
     from bot.store.settings_repo import SettingsRepository
     from bot.store.stats_repo import StatsRepository
     from bot.store.tables_repo import TablesRepository
@@ -80,4 +83,5 @@ def build_services(
 
             ownership = TableOwnership(LeasesRepository(db, clock=clock))
             ownership.attach(table_service)
-    return Services(guild_settings, ledger, scoring, table_service, ownership)
+    replays = ReplayService(ReplaysRepository(db, clock=clock))
+    return Services(guild_settings, ledger, scoring, table_service, ownership, replays)

@@ -1,0 +1,325 @@
+"""Replays of finished hands (issue 13, part 1): a hand watched again, event by event, from
+any seat, drawn as that seat's DM showed it.
+
+A replay is rebuilt from the table's stored events with the same code that rebuilds a table
+after a restart (:func:`bot.service.tables.events.replay_event`), so every state it steps
+through is a state the live table went through. Each frame is what the live bot would have
+drawn at that state: for a seat, ``render_seat_table`` of that seat's view with the hint marks
+its DM carried; for the table (:data:`TABLE`), ``render_table`` of the public view. The views
+come from :mod:`bot.service.privacy`, the one gate of live play, so a replay shows a seat only
+what that seat saw at that moment, and every hand once the hand is over (the last frame is the
+reveal). A hand still in play, or abandoned unfinished, is refused: its concealed tiles were
+never revealed.
+
+Steps and stops: a hand's *steps* are its deal and then every stored event that changed the
+table (a move, a player leaving). The viewer stops only where the chosen seat's picture
+changes (its *stops*); a step whose picture equals the previous one (another seat's pass,
+for that seat) is not a frame of its own, as it never was a new picture in that seat's DM.
+
+A replay code (:func:`replay_code`) is the first :data:`CODE_LENGTH` hex digits of the
+SHA-256 of the table's seed and the hand's number, ``3fa9c02b-2``: short, typeable, and
+telling nothing about the walls (the seed stays secret; each hand's own seed is shown at its
+reveal). Anyone on the table's server may open it.
+
+Rebuilding a long game costs ~0.2 ms an event, so it runs in a worker thread, and the last
+few replays are kept (:data:`CACHED`): the viewer's buttons rebuild nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import re
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from bot.rules.game import GAME_OVER, HAND_OVER
+from bot.rules.game.state import GameState, HandResult
+from bot.rules.game.view import TableView
+from bot.rules.tiles import WIND_NAMES
+from bot.service.hints import seat_hints
+from bot.service.privacy import names_of, public_view, seat_view
+from bot.service.tables.events import describe, rebuild, replay_event
+from bot.service.tables.model import LiveTable
+
+CODE_LENGTH = 8
+TABLE = 4  # "from the seat of" the table itself: the channel's picture, no concealed tile
+CACHED = 16
+MOVES = ("first", "prev", "next", "last")
+_HERE = (" on this server", "")  # by guild_id is None: the command-line tool sees all
+_CODE = re.compile(r"^\s*([0-9a-fA-F]{6,64})\s*[-:/# ]\s*(\d{1,4})\s*$")
+
+
+class ReplayError(Exception):
+    """A replay that cannot be shown; the message is for the member, as is."""
+
+
+def table_hash(seed: str) -> str:
+    """SHA-256 of the table's seed (hex): what replay codes start with."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def replay_code(seed: str, hand: int) -> str:
+    """The code of hand ``hand`` of the table with ``seed``, e.g. ``3fa9c02b-2``."""
+    return f"{table_hash(seed)[:CODE_LENGTH]}-{hand}"
+
+
+def parse_code(text: str) -> tuple[str, int]:
+    """``(hash prefix, hand)`` of a typed code; ReplayError says what a code looks like."""
+    match = _CODE.match(text or "")
+    if match is None or int(match.group(2)) < 1:
+        raise ReplayError(
+            f"'{(text or '').strip()[:40]}' is not a replay code: a code is 8 letters and "
+            "digits, a dash and the hand's number, such as 3fa9c02b-2."
+        )
+    return match.group(1).lower(), int(match.group(2))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One state of the hand and the names shown with it (a member who left is shown as the
+    computer player who took the seat, as the table showed it then)."""
+
+    state: GameState
+    names: tuple[str, ...]
+    words: str  # what the channel said about the event that led here ("" for none)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture of the replay: ``drawing.draw(kind, *args, **kwargs)``, and ``view``, the
+    privacy-gated view it is drawn from. ``key`` is what the picture shows, so two steps with
+    the same key are the same image."""
+
+    kind: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = field(hash=False, compare=False)
+    view: TableView = field(hash=False, compare=False, default=None)  # type: ignore[assignment]
+    key: Hashable = None
+
+
+@dataclass(eq=False)
+class HandReplay:
+    """Hand ``hand`` of table ``table_id``, rebuilt: its steps from the deal to the reveal."""
+
+    table: LiveTable  # as rebuilt up to the hand's end (its state is the last step's)
+    hand: int
+    code: str
+    steps: tuple[Step, ...]
+    result: HandResult
+    _stops: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
+
+    @property
+    def table_id(self) -> int:
+        return self.table.id
+
+    @property
+    def guild_id(self) -> int:
+        return self.table.guild_id
+
+    def seats(self) -> list[tuple[int, str, str]]:
+        """``(seat, name, wind)`` of every occupied seat at the deal, East first."""
+        first = self.steps[0]
+        state = first.state
+        out = []
+        for offset in range(4):
+            seat = (state.dealer + offset) % 4
+            if state.occupied[seat]:
+                out.append((seat, first.names[seat], WIND_NAMES[offset]))
+        return out
+
+    def check_seat(self, seat: int) -> int:
+        if seat != TABLE and seat not in {s for s, _, _ in self.seats()}:
+            raise ReplayError("Nobody sat in that seat in this hand.")
+        return seat
+
+    def frame(self, step: int, seat: int) -> Frame:
+        """The picture of ``step`` from ``seat`` (or :data:`TABLE`), drawn as live play drew
+        it: through the privacy gate, with the seat's hint marks."""
+        at = self.steps[step]
+        moment = copy.copy(self.table)
+        moment.state = at.state
+        if seat == TABLE:
+            view = public_view(moment)
+            shown = replace(view, move=0, events=(), drawable=0)
+            return Frame("table", (view, at.names), {}, view, ("table", shown, at.names))
+        view = seat_view(moment, seat)
+        hints = seat_hints(view) if self.table.hints else None
+        marks = frozenset(hints.ready_discards) if hints else frozenset()
+        # As the DM's picture key (cogs/notify/seat.py): the seat's table draws no wall
+        # count, move number or event log.
+        shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
+        key = ("seat_table", shown, at.names, marks)
+        return Frame("seat_table", (view, at.names), {"marks": marks}, view, key)
+
+    def stops(self, seat: int) -> tuple[int, ...]:
+        """The steps where the picture from ``seat`` changes (the deal always)."""
+        if seat not in self._stops:
+            out: list[int] = []
+            last: Hashable = None
+            for i in range(len(self.steps)):
+                key = self.frame(i, seat).key
+                if not out or key != last:
+                    out.append(i)
+                last = key
+            self._stops[seat] = tuple(out)
+        return self._stops[seat]
+
+    def position(self, step: int, seat: int) -> tuple[int, int]:
+        """``(index, count)``: which of the seat's stops shows ``step`` (the last stop at or
+        before it), and how many there are."""
+        stops = self.stops(seat)
+        index = 0
+        for i, stop in enumerate(stops):
+            if stop > step:
+                break
+            index = i
+        return index, len(stops)
+
+    def go(self, step: int, seat: int, move: str) -> int:
+        """The step a viewer button leads to from ``step``: ``first``, ``prev``, ``next``,
+        ``last`` (staying put at either end)."""
+        stops = self.stops(seat)
+        index, count = self.position(step, seat)
+        if move == "first":
+            return stops[0]
+        if move == "last":
+            return stops[-1]
+        if move == "prev":
+            return stops[max(0, index - 1)]
+        if move == "next":
+            return stops[min(count - 1, index + 1)]
+        raise ReplayError("That button is not one of the replay's.")
+
+    def clamp(self, step: int) -> int:
+        return max(0, min(step, len(self.steps) - 1))
+
+
+def build_replay(row: dict[str, Any], events: list[tuple[str, dict]], hand: int) -> HandReplay:
+    """Hand ``hand`` of the table with ``row`` and ``events``, replayed event by event.
+    Raises ReplayError for a hand not dealt, still in play, or abandoned unfinished."""
+    table = rebuild(row, [])
+    steps: list[Step] = []
+    result: HandResult | None = None
+    for kind, payload in events:
+        table.seq += 1
+        replay_event(table, kind, payload)
+        state = table.state
+        if state is None or state.deal < hand:
+            continue
+        if state.deal > hand:
+            break
+        names = names_of(table)
+        if steps and steps[-1].state is state and steps[-1].names == names:
+            continue
+        words = describe(table, state) if steps and kind == "action" else ""
+        steps.append(Step(state, names, words))
+        result = next((r for r in reversed(state.results) if r.number == hand), None)
+        if result is not None and state.phase in (HAND_OVER, GAME_OVER):
+            break
+    name = f"Hand {hand} of table {table.id}"
+    if not steps:
+        played = table.state.deal if table.state is not None else 0
+        if table.state is None:
+            raise ReplayError(f"Table {table.id} never started, so it has no hands to replay.")
+        raise ReplayError(f"Table {table.id} has no hand {hand}: it dealt {played}.")
+    if result is None:
+        if table.status == "playing":
+            raise ReplayError(f"{name} is still being played: it can be replayed once it is over.")
+        raise ReplayError(f"{name} was never finished (the table ended during it).")
+    return HandReplay(table, hand, replay_code(table.seed, hand), tuple(steps), result)
+
+
+def last_finished(row: dict[str, Any], events: list[tuple[str, dict]]) -> int:
+    """The number of the table's last finished hand (ReplayError if none is)."""
+    table = rebuild(row, events)
+    if table.state is None or not table.state.results:
+        raise ReplayError(f"Table {table.id} has no finished hand to replay yet.")
+    return table.state.results[-1].number
+
+
+class ReplayStore(Protocol):
+    """What the service needs of the store (``bot.store.replays_repo.ReplaysRepository``)."""
+
+    async def table(
+        self, table_id: int
+    ) -> tuple[dict[str, Any], list[tuple[str, dict]]] | None: ...
+    async def set_seed_hash(self, table_id: int, seed_hash: str) -> None: ...
+    async def by_seed_hash(self, guild_id: int | None, prefix: str) -> list[int]: ...
+    async def unhashed(self, guild_id: int | None) -> list[tuple[int, str]]: ...
+    async def last_hand(self, guild_id: int, user_id: int) -> tuple[int, int] | None: ...
+
+
+class ReplayService:
+    """Finds and rebuilds finished hands; keeps the last :data:`CACHED` of them.
+
+    ``guild_id`` None (the command-line tool) may open any server's tables; a member may open
+    only those of the server the command is used in."""
+
+    def __init__(self, store: ReplayStore) -> None:
+        self.store = store
+        self._cache: OrderedDict[tuple[int, int], HandReplay] = OrderedDict()
+
+    async def open(
+        self, guild_id: int | None, table_id: int, hand: int | None = None
+    ) -> HandReplay:
+        """Hand ``hand`` of table ``table_id`` (None: its last finished hand); ReplayError if
+        the table is not the server's, or the hand not dealt or not finished."""
+        cached = self._cache.get((table_id, hand)) if hand is not None else None
+        if cached is not None:
+            self._cache.move_to_end((table_id, hand))
+            return self._check_guild(cached, guild_id)
+        found = await self.store.table(table_id)
+        if found is None or (guild_id is not None and found[0]["guild_id"] != guild_id):
+            raise ReplayError(f"There is no table {table_id}{_HERE[guild_id is None]}.")
+        row, events = found
+        if hand is None:
+            hand = await asyncio.to_thread(last_finished, row, events)
+        key = (table_id, hand)
+        replay = await asyncio.to_thread(build_replay, row, events, hand)
+        if not row.get("seed_hash"):
+            await self.store.set_seed_hash(table_id, table_hash(replay.table.seed))
+        self._cache[key] = replay
+        while len(self._cache) > CACHED:
+            self._cache.popitem(last=False)
+        return replay
+
+    async def open_code(self, guild_id: int | None, code: str) -> HandReplay:
+        """The hand a replay code names (ReplayError for a malformed or unknown code)."""
+        prefix, hand = parse_code(code)
+        tables = await self.store.by_seed_hash(guild_id, prefix)
+        if not tables:
+            # Tables whose hash was never written (nobody opened them by number yet).
+            for table_id, seed in await self.store.unhashed(guild_id):
+                await self.store.set_seed_hash(table_id, table_hash(seed))
+            tables = await self.store.by_seed_hash(guild_id, prefix)
+        if not tables:
+            raise ReplayError(
+                f"No table{_HERE[guild_id is None]} has the replay code {prefix}-{hand}."
+            )
+        if len(tables) > 1:
+            listed = ", ".join(str(t) for t in tables[:5])
+            raise ReplayError(
+                f"The code {prefix}-{hand} fits several tables ({listed}): type more of it, or "
+                "give the table's number instead."
+            )
+        return await self.open(guild_id, tables[0], hand)
+
+    async def last_of(self, guild_id: int, user_id: int) -> HandReplay:
+        """The member's last finished hand on the server."""
+        found = await self.store.last_hand(guild_id, user_id)
+        if found is None:
+            raise ReplayError(
+                "You have no finished hand on this server to replay yet; give a table and "
+                "hand, or a replay code."
+            )
+        return await self.open(guild_id, *found)
+
+    @staticmethod
+    def _check_guild(replay: HandReplay, guild_id: int | None) -> HandReplay:
+        if guild_id is not None and replay.guild_id != guild_id:
+            raise ReplayError(f"There is no table {replay.table_id}{_HERE[False]}.")
+        return replay

@@ -1,0 +1,290 @@
+"""``/mahjong replay``: watch a finished hand again, privately, frame by frame, from any seat.
+
+Thin: the command and the viewer's controls parse what was pressed, ask
+:class:`bot.service.replays.ReplayService` for the hand and the frame, have the bot's drawing
+processes draw it (lane ``lookup``, behind every live table), and edit the member's own
+ephemeral message through the interaction's token. Every answer is deferred first, so a hand
+rebuilt or drawn slowly on a busy machine never misses Discord's 3 s.
+
+The viewer's controls are ``DynamicItem``s whose custom ids carry everything (table, hand,
+step, seat), so a viewer opened before a restart keeps working and the bot keeps no state
+per viewer::
+
+    mjr:<table>:<hand>:<step>:<seat>:<first|prev|next|last>    the buttons  ⏮ ◀ ▶ ⏭
+    mjr:<table>:<hand>:<step>:seat                             "From the seat of" select
+
+``<seat>`` is a physical seat 0-3, or 4 for the table as the channel saw it.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.drawing import Superseded
+from bot.rules.tiles import tile_name
+from bot.service.replays import MOVES, TABLE, HandReplay, ReplayError
+from cogs.common import GENERIC_FAILURE, reply_error
+from cogs.notify.words import win_words
+
+log = logging.getLogger(__name__)
+
+ARROWS = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+LABELS = {"first": "First", "prev": "Back", "next": "Next", "last": "Reveal"}
+TABLE_LABEL = "The table (as the channel saw it)"
+
+
+def custom_id(table: int, hand: int, step: int, seat: int, what: str) -> str:
+    return f"mjr:{table}:{hand}:{step}:{seat}:{what}"
+
+
+def viewer_text(replay: HandReplay, step: int, seat: int) -> str:
+    """The message above the picture: which hand, whose seat, where in the hand, what
+    happened (the channel's own words for the move), and who won on the last frame."""
+    index, count = replay.position(step, seat)
+    at = replay.steps[step]
+    if seat == TABLE:
+        whose = "the table, as the channel saw it"
+    else:
+        wind = next(w for s, _, w in replay.seats() if s == seat)
+        whose = f"the seat of {at.names[seat]} ({wind})"
+    lines = [
+        f"**Replay** · table {replay.table_id} · hand {replay.hand} · code `{replay.code}`",
+        f"From {whose} · frame {index + 1} of {count}",
+    ]
+    if index == count - 1:
+        lines.append(f"**Hand over.** {win_words(replay.result, at.names)}")
+    elif step == 0:
+        lines.append("-# The deal.")
+    elif at.words:
+        lines += [f"-# {line}" for line in at.words.splitlines()[:3]]
+    return "\n".join(lines)
+
+
+def alt_text(replay: HandReplay, step: int, seat: int) -> str:
+    frame = replay.frame(step, seat)
+    if seat == TABLE:
+        return f"The table at hand {replay.hand}, as the channel saw it"
+    own = frame.view.seats[seat]
+    tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
+    name = replay.steps[step].names[seat]
+    return (f"{name}'s hand: " + ", ".join(tile_name(t) for t in sorted(tiles)))[:1000]
+
+
+def viewer_controls(replay: HandReplay, step: int, seat: int) -> discord.ui.View:
+    """⏮ ◀ ▶ ⏭ (those leading nowhere disabled) and the "From the seat of" select."""
+    index, count = replay.position(step, seat)
+    view = discord.ui.View(timeout=None)
+    for move in MOVES:
+        stuck = index == 0 if move in ("first", "prev") else index == count - 1
+        view.add_item(
+            discord.ui.Button(
+                emoji=ARROWS[move],
+                label=LABELS[move],
+                style=discord.ButtonStyle.secondary,
+                custom_id=custom_id(replay.table_id, replay.hand, step, seat, move),
+                disabled=stuck,
+                row=0,
+            )
+        )
+    options = [
+        discord.SelectOption(label=f"{name} ({wind})"[:100], value=str(s), default=s == seat)
+        for s, name, wind in replay.seats()
+    ]
+    options.append(discord.SelectOption(label=TABLE_LABEL, value=str(TABLE), default=seat == TABLE))
+    view.add_item(
+        discord.ui.Select(
+            custom_id=f"mjr:{replay.table_id}:{replay.hand}:{step}:seat",
+            placeholder="From the seat of",
+            options=options,
+            row=1,
+        )
+    )
+    return view
+
+
+class ReplayCog(commands.Cog):
+    """Adds ``replay`` to the ``/mahjong`` group (another cog's) and answers the viewers."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.command = app_commands.Command(
+            name="replay",
+            description="Watch a finished hand again, privately (default: your last one)",
+            callback=_replay_command,
+        )
+        self._group: app_commands.Group | None = None
+
+    @property
+    def service(self) -> Any:
+        return self.bot.services.replays
+
+    async def cog_load(self) -> None:
+        group = self.bot.tree.get_command("mahjong")
+        if isinstance(group, app_commands.Group):
+            group.add_command(self.command)
+            self._group = group
+        else:
+            log.warning("no /mahjong group: /mahjong replay is not offered")
+        self.bot.add_dynamic_items(ReplayButton, ReplaySeat)
+
+    async def cog_unload(self) -> None:
+        if self._group is not None:
+            self._group.remove_command(self.command.name)
+        self.bot.remove_dynamic_items(ReplayButton, ReplaySeat)
+
+    async def open(
+        self,
+        interaction: discord.Interaction,
+        table: int | None,
+        hand: int | None,
+        code: str | None,
+    ) -> None:
+        """The command: find the hand, then show its deal from the member's own seat (the
+        table's view when they did not play it)."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        if code:
+            replay = await self.service.open_code(guild_id, code)
+        elif table is not None:
+            replay = await self.service.open(guild_id, table, hand)
+        elif hand is not None:
+            raise ReplayError("Give the table as well as the hand (or a replay code).")
+        else:
+            replay = await self.service.last_of(guild_id, interaction.user.id)
+        seat = _seat_of(replay, interaction.user.id)
+        await self.show(interaction, replay, 0, seat)
+
+    async def show(
+        self, interaction: discord.Interaction, replay: HandReplay, step: int, seat: int
+    ) -> None:
+        """Draw ``step`` from ``seat`` and put it, with the controls, in the member's message
+        (the interaction was deferred)."""
+        frame = replay.frame(step, seat)
+        try:
+            png = await self.bot.drawing.draw(
+                frame.kind,
+                *frame.args,
+                lane="lookup",
+                key=("replay", interaction.user.id),
+                **frame.kwargs,
+            )
+        except Superseded:
+            return  # the member pressed again meanwhile: that press shows the newer frame
+        picture = discord.File(
+            io.BytesIO(png), "replay.png", description=alt_text(replay, step, seat)
+        )
+        await interaction.edit_original_response(
+            content=viewer_text(replay, step, seat),
+            attachments=[picture],
+            view=viewer_controls(replay, step, seat),
+        )
+
+    async def press(self, interaction: discord.Interaction, fields: dict[str, str]) -> None:
+        """A viewer control: the step it leads to, from the seat chosen."""
+        await interaction.response.defer()
+        replay = await self.service.open(
+            interaction.guild_id, int(fields["table"]), int(fields["hand"])
+        )
+        step = replay.clamp(int(fields["step"]))
+        if fields.get("move") is not None:
+            seat = replay.check_seat(int(fields["seat"]))
+            step = replay.go(step, seat, fields["move"])
+        else:
+            values = (interaction.data or {}).get("values") or [""]
+            try:
+                seat = replay.check_seat(int(values[0]))
+            except ValueError:
+                raise ReplayError("Pick a seat from the list.") from None
+            # Stay at the same moment: the newest picture of the new seat up to this step.
+            step = replay.stops(seat)[replay.position(step, seat)[0]]
+        await self.show(interaction, replay, step, seat)
+
+
+def _seat_of(replay: HandReplay, user_id: int) -> int:
+    """The member's seat in the hand, else the table's own view."""
+    table = replay.table
+    for seat, _, _ in replay.seats():
+        index = replay.steps[0].state.seating.seats[seat]
+        if index is not None and table.players[index].user_id == user_id:
+            return seat
+    return TABLE
+
+
+async def _answer(interaction: discord.Interaction, work: Any) -> None:
+    """Run a command or a press; the member's mistakes and ours answered privately."""
+    try:
+        await work
+    except ReplayError as exc:
+        await reply_error(interaction, str(exc))
+    except Exception:
+        log.exception("replay failed")
+        await reply_error(interaction, GENERIC_FAILURE)
+
+
+def _cog(interaction: discord.Interaction) -> ReplayCog:
+    cog = interaction.client.get_cog("ReplayCog")  # type: ignore[attr-defined]
+    assert isinstance(cog, ReplayCog)
+    return cog
+
+
+@app_commands.describe(
+    table="The table's number (as its messages show it)",
+    hand="The hand's number (default: the table's last finished hand)",
+    code="A replay code someone shared, such as 3fa9c02b-2",
+)
+async def _replay_command(
+    interaction: discord.Interaction,
+    table: app_commands.Range[int, 1] | None = None,
+    hand: app_commands.Range[int, 1, 9999] | None = None,
+    code: app_commands.Range[str, 1, 80] | None = None,
+) -> None:
+    await _answer(interaction, _cog(interaction).open(interaction, table, hand, code))
+
+
+class ReplayButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mjr:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):(?P<seat>[0-4]):"
+    r"(?P<move>first|prev|next|last)",
+):
+    def __init__(self, item: discord.ui.Button[Any], fields: dict[str, str]) -> None:
+        super().__init__(item)
+        self.fields = fields
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
+    ) -> ReplayButton:
+        return cls(item, match.groupdict())
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _answer(interaction, _cog(interaction).press(interaction, self.fields))
+
+
+class ReplaySeat(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"mjr:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):seat",
+):
+    def __init__(self, item: discord.ui.Select[Any], fields: dict[str, str]) -> None:
+        super().__init__(item)
+        self.fields = fields
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Select[Any], match: re.Match[str]
+    ) -> ReplaySeat:
+        return cls(item, match.groupdict())
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _answer(interaction, _cog(interaction).press(interaction, self.fields))
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(ReplayCog(bot))

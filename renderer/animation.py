@@ -1,0 +1,73 @@
+"""Frames of a replay as one animated picture (``mahjong-bot replay --gif``), for sharing.
+
+The frames are the renderer's own PNGs, all on the fixed palette (:mod:`renderer.palette`),
+so a GIF of them keeps every colour exactly (no dithering, no per-frame palette). Frames of
+different sizes (the reveal of a hand is taller than a seat's table when a hand has many
+sets) are laid on a canvas the size of the largest, at the top left, on the table's panel
+colour. An animated PNG (APNG) keeps the same pixels and is often smaller; every current
+browser and Discord's client play both.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from PIL import Image
+
+from renderer import style
+
+FORMATS = ("gif", "png")
+
+
+def render_animation(
+    frames: Sequence[bytes],
+    *,
+    seconds: float = 1.2,
+    last_seconds: float = 5.0,
+    format: str = "gif",
+) -> bytes:
+    """One animated image of ``frames`` (PNG bytes), each shown ``seconds``, the last one
+    ``last_seconds``; it loops. ``format`` is ``gif`` or ``png`` (APNG)."""
+    if format not in FORMATS:
+        raise ValueError(f"format is one of {', '.join(FORMATS)}, not {format!r}")
+    if not frames:
+        raise ValueError("an animation needs at least one frame")
+    from renderer.palette import palette_image
+
+    images = [Image.open(io.BytesIO(data)).convert("RGB") for data in frames]
+    width = max(i.width for i in images)
+    height = max(i.height for i in images)
+    canvas = []
+    for image in images:
+        if image.size != (width, height):
+            padded = Image.new("RGB", (width, height), style.PANEL)
+            padded.paste(image, (0, 0))
+            image = padded
+        canvas.append(image.quantize(palette=palette_image(), dither=Image.Dither.NONE))
+    durations = [round(seconds * 1000)] * (len(canvas) - 1) + [round(last_seconds * 1000)]
+    out = io.BytesIO()
+    first, rest = canvas[0], canvas[1:]
+    if format == "gif":
+        first.save(
+            out,
+            "GIF",
+            save_all=True,
+            append_images=rest,
+            duration=durations,
+            loop=0,
+            optimize=False,
+            disposal=1,
+        )
+    else:
+        first.save(
+            out,
+            "PNG",
+            save_all=True,
+            append_images=rest,
+            duration=durations,
+            loop=0,
+            default_image=False,
+            compress_level=6,
+        )
+    return out.getvalue()
