@@ -35,7 +35,13 @@ from cogs.notify.words import win_words
 
 log = logging.getLogger(__name__)
 
-ARROWS = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+# The fully qualified emoji (with U+FE0F), as Discord's own picker sends them.
+ARROWS = {
+    "first": "\u23ee\ufe0f",
+    "prev": "\u25c0\ufe0f",
+    "next": "\u25b6\ufe0f",
+    "last": "\u23ed\ufe0f",
+}
 LABELS = {"first": "First", "prev": "Back", "next": "Next", "last": "Reveal"}
 TABLE_LABEL = "The table (as the channel saw it)"
 

@@ -21,7 +21,8 @@ SHA-256 of the table's seed and the hand's number, ``3fa9c02b-2``: short, typeab
 telling nothing about the walls (the seed stays secret; each hand's own seed is shown at its
 reveal). Anyone on the table's server may open it.
 
-Rebuilding a long game costs ~0.2 ms an event, so it runs in a worker thread, and the last
+Rebuilding costs ~0.05 ms an event (a 16-hand game, 680 events: 29 ms), run in a worker
+thread all the same (a long game must not hold the event loop); the last
 few replays are kept (:data:`CACHED`): the viewer's buttons rebuild nothing.
 """
 

@@ -8,7 +8,8 @@ one short game (one hand, alice and three computer players), then
 - from another seat, every frame's view (the model the picture is drawn from, recorded as
   the bot draws it) holds no concealed tile but that seat's own until the reveal, and that
   seat's tiles are its real ones at that moment;
-- the replay code opens the same hand for another member of the server.
+- the replay code opens the same hand for another member of the server;
+- the viewer's buttons work after the bot restarts.
 """
 
 from __future__ import annotations
@@ -112,3 +113,11 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         deal = images.drawn[frame_of(shared)][-1]
         assert deal.kind == "table" and deal.view.viewer is None
         assert all(s.concealed is None for s in deal.view.seats)
+
+        # The viewer outlives the bot: after a restart (nothing cached, nothing kept per
+        # viewer) bob's ▶ still leads to the next frame.
+        first = frame_of(shared)
+        await bot.close()
+        await start_bot(run_bot, tmp_path)
+        after = await press(w.bob, shared, "next")
+        assert "frame 2 of" in after.content and frame_of(after) != first
