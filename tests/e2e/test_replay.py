@@ -79,9 +79,14 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         assert "Hand over." in message.content and replay.code in message.content
         final = images.drawn[frames[-1]][-1].view
         assert final.phase in (HAND_OVER, GAME_OVER) and final.revealed
-        # Every live picture is a replay frame, in the order the DM showed them.
+        # Every live picture is a replay frame, in the order the DM showed them, and it is the
+        # frame the replay shows at the move the live picture was drawn for.
         where = [frames.index(png) for png in live]
         assert where == sorted(where), "the DM's pictures come in the replay's order"
+        steps = {step.state.move: i for i, step in enumerate(replay.steps)}
+        for png in live:
+            move = images.drawn[png][0].view.move
+            assert frames[replay.position(steps[move], seat)[0]] == png, f"move {move}"
 
         # From a computer player's seat: only that seat's tiles, its real ones, until the
         # reveal. ⏮ back to the deal first, then pick the seat.
