@@ -24,6 +24,7 @@ class Services:
     #: Several processes on one PostgreSQL database: the tables this one runs (bot/cluster).
     ownership: Any = None
     replays: Any = None
+    ratings: Any = None
 
     async def start(self) -> None:
         """Restore open tables and start their timers (after the commands are synced)."""
@@ -58,10 +59,12 @@ def build_services(
     other cogs run without a bot to post tables)."""
     from bot.service.guild_settings import GuildSettingsService
     from bot.service.ledger import LedgerService
+    from bot.service.ratings import RatingService
     from bot.service.replays import ReplayService
     from bot.service.scoring import ScoringService
     from bot.service.tables import TableService
     from bot.store.ledger_repo import LedgerRepository
+    from bot.store.ratings_repo import RatingsRepository
     from bot.store.replays_repo import ReplaysRepository
     from bot.store.settings_repo import SettingsRepository
     from bot.store.stats_repo import StatsRepository
@@ -72,9 +75,11 @@ def build_services(
         LedgerRepository(db, clock=clock), StatsRepository(db, clock=clock), guild_settings
     )
     scoring = ScoringService(ledger)
+    ratings = RatingService(RatingsRepository(db, clock=clock))
     table_service = ownership = None
     if tables:
         table_service = TableService(bot, TablesRepository(db, clock=clock), ledger, guild_settings)
+        table_service.ratings = ratings  # a finished game's rating changes, for its standings
         if db.kind == "postgres":
             # Any number of processes may share a PostgreSQL database: each runs the tables it
             # holds a lease on (docs/scaling.md). SQLite serves one process: no leases at all.
@@ -84,4 +89,6 @@ def build_services(
             ownership = TableOwnership(LeasesRepository(db, clock=clock))
             ownership.attach(table_service)
     replays = ReplayService(ReplaysRepository(db, clock=clock))
-    return Services(guild_settings, ledger, scoring, table_service, ownership, replays)
+    return Services(
+        guild_settings, ledger, scoring, table_service, ownership, replays, ratings=ratings
+    )

@@ -1,4 +1,5 @@
-"""``/chips``, ``/history``, ``/stats`` and ``/leaderboard``: the server's chip ledger.
+"""``/chips``, ``/history``, ``/stats`` and ``/leaderboard``: the server's chip ledger, and the
+members' skill ratings (``metric:rating``, and a line in ``/stats``: bot/service/ratings.py).
 
 Thin: each command asks the LedgerService and renders an embed. Each acknowledges the
 interaction (defers) before reading the database, so a burst of commands never leaves one
@@ -16,6 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service.ledger import METRICS, MIN_HANDS_FOR_WIN_RATE, LeaderboardEntry, LedgerService
+from bot.service.ratings import PROVISIONAL_GAMES, Rating, RatingChange, RatingService
 from cogs.common import (
     COLOUR,
     GuildOnly,
@@ -27,7 +29,8 @@ from cogs.common import (
     signed,
 )
 
-METRIC_CHOICES = [app_commands.Choice(name=m, value=m) for m in METRICS]
+RATING = "rating"
+METRIC_CHOICES = [app_commands.Choice(name=m, value=m) for m in (*METRICS, RATING)]
 PERIOD_CHOICES = [
     app_commands.Choice(name="this week (7 days)", value="week"),
     app_commands.Choice(name="this month (30 days)", value="month"),
@@ -40,6 +43,22 @@ KIND_WORDS = {"hand": "hand", "manual": "/settle", "washing": "washing", "penalt
 
 def _ledger(client: Any) -> LedgerService:
     return client.services.ledger
+
+
+def _ratings(client: Any) -> RatingService:
+    return client.services.ratings
+
+
+def rating_text(rating: Rating | None, last: RatingChange | None) -> str:
+    """``/stats``'s rating field: the rating, how far the last game moved it, provisional."""
+    if rating is None:
+        return "- (no rated game yet)"
+    text = f"{rating.value:,}"
+    if last is not None:
+        text += f" ({last.delta:+d} last game)"
+    if rating.provisional:
+        text += f"\nprovisional: {rating.games} of {PROVISIONAL_GAMES} games"
+    return text
 
 
 def _who(interaction: discord.Interaction, member: discord.Member | None) -> discord.abc.User:
@@ -148,6 +167,8 @@ class LedgerCog(GuildOnly, commands.Cog):
         embed.add_field(name="Current streak", value=str(s.current_streak))
         embed.add_field(name="Chips won or lost", value=signed(s.net))
         embed.add_field(name="Balance", value=chips(s.balance))
+        rating, last = await _ratings(self.bot).rating(interaction.guild_id, user.id)
+        embed.add_field(name="Rating", value=rating_text(rating, last))
         await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
@@ -165,6 +186,9 @@ class LedgerCog(GuildOnly, commands.Cog):
         await interaction.response.defer(thinking=True)  # before the database
         what = metric.value if metric else "chips"
         when = period.value if period else "all"
+        if what == RATING:
+            await self._rating_board(interaction)
+            return
         entries = await self.service.leaderboard(interaction.guild_id, what, when, limit=10)
         title = f"Leaderboard: {what}, {PERIOD_WORDS[when]}"
         if not entries:
@@ -181,6 +205,37 @@ class LedgerCog(GuildOnly, commands.Cog):
         await interaction.followup.send(
             embed=make_embed(title, text),
             allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await self._remember(interaction)
+
+    async def _rating_board(self, interaction: discord.Interaction) -> None:
+        """Ranked ratings, then the provisional ones unranked (fewer than N rated games)."""
+        assert interaction.guild_id is not None
+        ranked, provisional = await _ratings(self.bot).leaderboard(interaction.guild_id)
+        shown_ranked, shown_new = ranked[:10], provisional[:10]
+        ids = [r.user_id for r in (*shown_ranked, *shown_new)]
+        stored = await self.service.names(interaction.guild_id, ids)
+        names = names_of(interaction.guild, ids, stored)
+        lines = [
+            f"**{rank}.** {names[r.user_id]} · {r.value:,} ({_count(r.games, 'game')})"
+            for rank, r in enumerate(shown_ranked, 1)
+        ]
+        if not lines:
+            lines.append(
+                f"Nobody is ranked yet: a rating is ranked after {PROVISIONAL_GAMES} games."
+            )
+        if shown_new:
+            lines += ["", f"**Provisional** (fewer than {PROVISIONAL_GAMES} rated games):"]
+            lines += [
+                f"{names[r.user_id]} · {r.value:,} ({_count(r.games, 'game')})" for r in shown_new
+            ]
+        embed = make_embed("Leaderboard: rating, all time", "\n".join(lines))
+        embed.set_footer(
+            text="Ratings come from finished tables with two members or more; computer "
+            "players do not count. 1,000 to start."
+        )
+        await interaction.followup.send(
+            embed=embed, allowed_mentions=discord.AllowedMentions.none()
         )
         await self._remember(interaction)
 

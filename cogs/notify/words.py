@@ -165,8 +165,31 @@ def standings_embed(table: LiveTable) -> discord.Embed:
         description="\n".join(lines) or "The table closed before any hand was played.",
         colour=discord.Colour.blue(),
     )
+    rated = rating_lines(table)
+    if rated:
+        embed.add_field(name="Ratings", value="\n".join(rated)[:1024], inline=False)
     embed.set_footer(text=f"Table {table.id}; chips are in the server's ledger (/chips).")
     return embed
+
+
+def rating_lines(table: LiveTable) -> list[str]:
+    """Each member's rating after the game and its change (bot/service/ratings.py), in the
+    standings' order; computer players have none."""
+    changes = getattr(table, "rating_changes", None) or {}
+    names = {p.user_id: p.name for p in table.players if p.user_id is not None}
+    order = [name for name, _ in standings(table)]
+
+    def where(change: Any) -> tuple[int, int, int]:
+        name = names.get(change.user_id)
+        shown = order.index(name) if name in order else len(order)
+        return (change.place, shown, change.user_id)
+
+    out = []
+    for change in sorted(changes.values(), key=where):
+        note = " (provisional)" if change.provisional else ""
+        name = names.get(change.user_id) or f"<@{change.user_id}>"
+        out.append(f"{name}: {change.after:,} ({change.delta:+d}){note}")
+    return out
 
 
 def standings_line(table: LiveTable) -> str:

@@ -84,3 +84,42 @@ async def test_leaderboard(discord_world, start_bot, clock) -> None:
     assert big.embeds[0]["description"].splitlines()[0] == "**1.** carol · 500 points"
     with pytest.raises(CommandError, match="must be one of"):
         await w.alice.slash(w.channel, "leaderboard", metric="luck")
+
+
+async def test_ratings_in_stats_and_the_leaderboard(discord_world, start_bot, clock) -> None:
+    from bot.service.ratings import PROVISIONAL_GAMES
+    from tests.service.ratings_helpers import finished_game
+
+    w = discord_world
+    bot = await start_bot()
+    g = w.guild.id
+    none_yet = await (await w.carol.slash(w.channel, "stats")).reply()
+    fields = {f["name"]: f["value"] for f in none_yet.embeds[0]["fields"]}
+    assert fields["Rating"] == "- (no rated game yet)"
+
+    a, b, c = w.alice.id, w.bob.id, w.carol.id
+    # Finished tables: alice first, bob second, carol third, twice; a computer played too.
+    for _ in range(2):
+        await finished_game(
+            bot.db, bot.services.ledger, clock, {a: 40, b: 5, c: -25, -4: -20}, guild=g
+        )
+    stats = await (await w.bob.slash(w.channel, "stats")).reply()
+    fields = {f["name"]: f["value"] for f in stats.embeds[0]["fields"]}
+    assert fields["Rating"].startswith("1,") and "last game)" in fields["Rating"]
+    assert f"provisional: 2 of {PROVISIONAL_GAMES} games" in fields["Rating"]
+
+    await (await w.alice.slash(w.channel, "chips")).reply()  # her name is remembered
+    board = await (await w.carol.slash(w.channel, "leaderboard", metric="rating")).reply()
+    text = board.embeds[0]["description"]
+    assert board.embeds[0]["title"] == "Leaderboard: rating, all time"
+    assert "Nobody is ranked yet" in text and "**Provisional**" in text
+    order = [text.index(name) for name in ("alice", "bob", "carol")]
+    assert order == sorted(order)
+
+    for _ in range(PROVISIONAL_GAMES - 2):
+        await finished_game(bot.db, bot.services.ledger, clock, {c: 30, a: -30}, guild=g)
+    board = await (await w.carol.slash(w.channel, "leaderboard", metric="rating")).reply()
+    text = board.embeds[0]["description"]
+    ranked, _, provisional = text.partition("**Provisional**")
+    assert "**1.** " in ranked and "alice" in ranked and "carol" in ranked
+    assert "bob" in provisional  # two games only

@@ -48,6 +48,18 @@ async def test_four_members_play_a_whole_game(
     shown = standings_of(final)
     assert shown == {u.name: facts.table_net.get(u.id, 0) for u in w.players}
     await check_chips_commands(w, facts, w.players)
+    # The standings end with each member's first rating (docs/ratings.md): more chips at the
+    # table, a bigger gain (all four started equal).
+    (rated,) = [f for e in final.embeds for f in e.get("fields", []) if f["name"] == "Ratings"]
+    delta = {}
+    for line in rated["value"].splitlines():
+        name, _, rest = line.partition(": ")
+        delta[name] = int(rest.split("(")[1].split(")")[0])
+    assert set(delta) == set(shown)
+    for a in shown:
+        for b in shown:
+            if shown[a] > shown[b]:
+                assert delta[a] > delta[b], (shown, delta)
 
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in w.players}

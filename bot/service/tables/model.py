@@ -98,6 +98,8 @@ class LiveTable:
     lobby_expires_at: float = 0.0  # wall clock; 0: never (set from the server's settings)
     unattended_since: float | None = None  # no member present (all left, away or paused)
     closing: str = ""  # a reason it must end, kept while the end could not be written
+    # A finished game's rating change per member (bot/service/ratings.py), for the standings.
+    rating_changes: dict[int, Any] = field(default_factory=dict)
 
     @property
     def thread_pending(self) -> bool:

@@ -88,6 +88,8 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         self.ledger = ledger
         self.guild_settings = guild_settings
         self.notifier: TableNotifier | None = None
+        # bot/service/ratings.py (set by bot/services.py): rates a finished game, once.
+        self.ratings: Any = None
         self.tables: dict[int, LiveTable] = {}
         self.by_channel: dict[int, int] = {}
         self.finished: dict[int, LiveTable] = {}  # recently closed, oldest first
@@ -194,6 +196,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             await self._settle_new_results(table)
         await self.store.set_status(table.id, table.status, **self._fence(table.id))
         self._forget(table)
+        await self._rate(table)
         await self._closed(table.id)
         if self.notifier is None:
             return
@@ -540,7 +543,20 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             await self.store.set_status(table.id, status, **self._fence(table.id))
         except Exception as exc:  # the end event is stored: start-up closes it (_finish_closing)
             log.warning("table %s: could not mark it %s (%s)", table.id, status, exc)
+        await self._rate(table)
         await self._closed(table.id)
+
+    async def _rate(self, table: LiveTable) -> None:
+        """A finished game's rating changes, for its final standings (table.rating_changes).
+        Rating is idempotent per table; one that fails here is caught up when ratings are
+        next read (bot/service/ratings.py), so a failure only leaves the standings without
+        the ratings line."""
+        if self.ratings is None or table.status != "finished" or table.state is None:
+            return
+        try:
+            table.rating_changes = await self.ratings.rate_game(table.id)
+        except Exception as exc:
+            log.warning("table %s: could not rate the game yet (%s)", table.id, exc)
 
     def _remember_finished(self, table: LiveTable) -> None:
         """Keep the last closed tables for "Play again" and /mahjong verify."""

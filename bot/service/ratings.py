@@ -1,0 +1,202 @@
+"""Skill ratings per server, from the finished games of its members (issue 13.2).
+
+The rating is OpenSkill's Plackett-Luce model (Weng and Lin, "A Bayesian Approximation
+Method for Online Ranking", 2011), made for free-for-all games of any number of players: a
+game is the order its members finished in, each member a team of one. Each member has a
+skill estimate ``mu`` and its uncertainty ``sigma``, starting at OpenSkill's 25 and 25/3;
+what people see is :data:`SCALE` times ``mu`` (1,000 to start). Why these choices, and why
+computer players do not count, is in docs/ratings.md.
+
+- A game is a table whose status is *finished* (its planned hands played, or ended by the
+  host after some hands: the hands played stand, so ending early never dodges a loss).
+- The finishing order is the chips each member won or lost at that table (all its hands,
+  also those played before the member left the seat); equal chips share a place.
+- Computer players are left out; a game needs two members or more to be rated.
+- Every game is rated exactly once: ``rated_games`` holds a row per table, written in the
+  same transaction as the ratings it changes (:meth:`RatingService.rate_game`). Games are
+  rated in the order they finished; one missed at its end (a crash) is caught up before any
+  rating is next shown.
+- A rating is *provisional* until :data:`PROVISIONAL_GAMES` rated games: shown, but not ranked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from openskill.models import PlackettLuce
+
+from bot.store.ratings_repo import ChangeRow, RatingRow, RatingsRepository
+
+log = logging.getLogger(__name__)
+
+#: What one point of skill estimate is shown as: a new member's 25 shows as 1,000.
+SCALE = 40
+#: Rated games before a rating is ranked on the leaderboard.
+PROVISIONAL_GAMES = 5
+#: OpenSkill's defaults, written out: they are stored with every rating, so they may not move.
+MU, SIGMA = 25.0, 25.0 / 3
+MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
+
+
+def shown(mu: float) -> int:
+    """The number people see for a skill estimate."""
+    return round(SCALE * mu)
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """A member's rating as shown: ``value`` (1,000 to start), rated ``games``."""
+
+    user_id: int
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def value(self) -> int:
+        return shown(self.mu)
+
+    @property
+    def provisional(self) -> bool:
+        return self.games < PROVISIONAL_GAMES
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What one game did to one member's rating."""
+
+    table_id: int
+    user_id: int
+    place: int
+    net: int
+    before: int
+    after: int
+    games: int
+
+    @property
+    def delta(self) -> int:
+        return self.after - self.before
+
+    @property
+    def provisional(self) -> bool:
+        return self.games < PROVISIONAL_GAMES
+
+
+def places(nets: Mapping[int, int]) -> dict[int, int]:
+    """Each member's place from their chips at the table: 1 for the most; equal chips share
+    the better place (standard competition ranking: 1, 2, 2, 4)."""
+    ordered = sorted(nets.values(), reverse=True)
+    return {user: ordered.index(net) + 1 for user, net in nets.items()}
+
+
+def rate_standings(
+    priors: Mapping[int, tuple[float, float]], nets: Mapping[int, int]
+) -> dict[int, tuple[float, float]]:
+    """New (mu, sigma) of each member of a game from their priors (missing: a new member)
+    and their chips at the table. Pure; the order of ``nets`` does not matter."""
+    users = sorted(nets)
+    place = places(nets)
+    teams = [[MODEL.rating(*priors.get(u, (MU, SIGMA)))] for u in users]
+    rated = MODEL.rate(teams, ranks=[place[u] for u in users])
+    return {u: (team[0].mu, team[0].sigma) for u, team in zip(users, rated, strict=True)}
+
+
+def _change(row: ChangeRow) -> RatingChange:
+    return RatingChange(
+        row.table_id,
+        row.user_id,
+        row.place,
+        row.net,
+        shown(row.mu_before),
+        shown(row.mu_after),
+        row.games_after,
+    )
+
+
+class RatingService:
+    def __init__(self, repo: RatingsRepository) -> None:
+        self.repo = repo
+
+    async def rate_game(self, table_id: int) -> dict[int, RatingChange]:
+        """Rate a finished table (after every earlier unrated game of its server) and return
+        its changes by member. Idempotent: a table rated before returns what it did then."""
+        guild_id = await self.repo.guild_of(table_id)
+        if guild_id is None:
+            return {}
+        await self.catch_up(guild_id, also=table_id)
+        return {c.user_id: _change(c) for c in await self.repo.changes_of_game(table_id)}
+
+    async def catch_up(self, guild_id: int, *, also: int | None = None) -> int:
+        """Rate every finished, unrated game of a server, oldest first (and table ``also``,
+        which the caller knows finished though the store may not say so yet). Returns how
+        many games it rated."""
+        games = await self.repo.unrated_games(guild_id)
+        if also is not None and also not in games:
+            games.append(also)
+        rated = 0
+        for table_id in games:
+            rated += await self._rate_one(guild_id, table_id)
+        return rated
+
+    async def _rate_one(self, guild_id: int, table_id: int) -> int:
+        """One game in one transaction: claimed in ``rated_games`` (or found already rated,
+        then nothing changes) together with the ratings it moves."""
+        async with self.repo.transaction():
+            nets = await self.repo.game_nets(table_id)
+            members = len(nets) if len(nets) >= 2 else 0
+            if not await self.repo.claim_game(table_id, guild_id, members):
+                return 0
+            if not members:
+                return 0
+            priors = await self.repo.ratings_of(guild_id, nets)
+            after = rate_standings({u: (r.mu, r.sigma) for u, r in priors.items()}, nets)
+            place = places(nets)
+            changes = []
+            for user, (mu, sigma) in sorted(after.items()):
+                before = priors.get(user, RatingRow(user, MU, SIGMA, 0))
+                changes.append(
+                    ChangeRow(
+                        table_id,
+                        user,
+                        place[user],
+                        nets[user],
+                        before.mu,
+                        before.sigma,
+                        mu,
+                        sigma,
+                        before.games + 1,
+                    )
+                )
+            await self.repo.save_changes(guild_id, changes)
+        log.info("rated table %s: %d members", table_id, len(changes))
+        return 1
+
+    async def rating(
+        self, guild_id: int, user_id: int
+    ) -> tuple[Rating | None, RatingChange | None]:
+        """A member's rating (None: no rated game yet) and their last game's change."""
+        await self.catch_up(guild_id)
+        row, last = await self.repo.rating(guild_id, user_id)
+        rating = None if row is None else Rating(row.user_id, row.mu, row.sigma, row.games)
+        return rating, None if last is None else _change(last)
+
+    async def leaderboard(self, guild_id: int) -> tuple[list[Rating], list[Rating]]:
+        """The ranked ratings (highest first) and the provisional ones, apart."""
+        await self.catch_up(guild_id)
+        rows = [Rating(r.user_id, r.mu, r.sigma, r.games) for r in await self.repo.board(guild_id)]
+        return [r for r in rows if not r.provisional], [r for r in rows if r.provisional]
+
+
+__all__ = [
+    "MODEL",
+    "PROVISIONAL_GAMES",
+    "SCALE",
+    "Rating",
+    "RatingChange",
+    "RatingService",
+    "places",
+    "rate_standings",
+    "shown",
+]

@@ -1,0 +1,79 @@
+"""A finished game asks the ratings once and keeps their changes for its final standings
+(bot/service/tables/service.py ``_rate``; the words: cogs/notify/words.py ``rating_lines``)."""
+
+from __future__ import annotations
+
+from bot.players import decide
+from bot.rules.game import GAME_OVER, legal_actions, view
+from bot.rules.rulesets import get_ruleset
+from bot.service.ratings import RatingChange
+from bot.service.tables import control_of
+from cogs.notify.words import standings_embed
+from tests.tables.test_table_service import ALICE, BOB, make_service, open_table, settle
+
+
+async def play_members(service, table, *users: int) -> None:
+    """Play the members' seats with the computer player's policy until the game ends."""
+    for _ in range(20000):
+        await settle(service, table)
+        state = table.state
+        if state is None or state.phase == GAME_OVER or table.status != "playing":
+            return
+        for user in users:
+            seat = table.seat_of_user(user)
+            legal = legal_actions(state, seat)
+            if legal:
+                rules = get_ruleset(table.ruleset)
+                verb, arg = control_of(
+                    decide(view(state, seat), legal, rules, state.config.options)
+                )
+                await service.act(
+                    table.id, user, verb, None if arg is None else str(arg), state.move
+                )
+                break
+    raise AssertionError("the game did not end")
+
+
+class RecordingRatings:
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    async def rate_game(self, table_id: int) -> dict[int, RatingChange]:
+        self.asked.append(table_id)
+        return {
+            ALICE: RatingChange(table_id, ALICE, 1, 40, 1000, 1112, 1),
+            BOB: RatingChange(table_id, BOB, 2, -40, 1000, 888, 1),
+        }
+
+
+async def test_the_final_standings_show_each_members_rating_change() -> None:
+    service = make_service()
+    service.ratings = RecordingRatings()
+    table = await open_table(service, computers=2, hands=1)
+    await service.join(table.id, BOB, "bob")
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await play_members(service, table, ALICE, BOB)
+    assert table.status == "finished"
+    assert service.ratings.asked == [table.id]
+    assert set(table.rating_changes) == {ALICE, BOB}
+
+    embed = standings_embed(table)
+    (field,) = embed.fields
+    assert field.name == "Ratings"
+    assert field.value.splitlines() == [
+        "alice: 1,112 (+112) (provisional)",
+        "bob: 888 (-112) (provisional)",
+    ]
+
+
+async def test_ended_by_the_host_is_rated_and_a_lobby_is_not() -> None:
+    service = make_service()
+    service.ratings = RecordingRatings()
+    lobby = await open_table(service, computers=1, hands=1)
+    await service.cancel(lobby.id, ALICE, can_manage=False)
+    assert service.ratings.asked == []
+    table = await open_table(service, computers=2, hands=4, channel_id=11)
+    await service.join(table.id, BOB, "bob")
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await service.end(table.id, ALICE, can_manage=False)
+    assert service.ratings.asked == [table.id]
