@@ -96,11 +96,11 @@ class TableChannel:
         """One request for a table's channel: paced, and a lost channel told to the service."""
         if self.silent(table):
             raise ChannelLost
-        await self.pacer.turn(("channel", channel_id), priority, route=route)
-        if self.silent(table):
-            raise ChannelLost
         try:
-            return await call()
+            async with self.pacer.request(("channel", channel_id), priority, route=route):
+                if self.silent(table):
+                    raise ChannelLost
+                return await call()
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_CHANNEL:
                 await self._lose(table, "channel", f"channel {channel_id} is gone")

@@ -156,13 +156,13 @@ class SeatDMs:
         file = await self.pictures.file(
             content.picture, lane=_lane(content), owner=("dm", table.id, seat)
         )
-        await self.pacer.turn(("dm", live.user_id), PRIORITY[content.prompt])
         kwargs: dict[str, Any] = {"content": content.content}
         if file is not None:
             kwargs["file"] = file
         if content.view is not None:
             kwargs["view"] = content.view
-        message = await channel.send(**kwargs)
+        async with self.pacer.request(("dm", live.user_id), PRIORITY[content.prompt]):
+            message = await channel.send(**kwargs)
         old = live.message if live.deal == content.deal and not live.finished else None
         live.message, live.deal, live.key = message, content.deal, content.key
         live.remember(message.id, content.deal)
@@ -181,8 +181,8 @@ class SeatDMs:
                 content.picture, lane=_lane(content), owner=("dm", table.id, seat)
             )
             kwargs["attachments"] = [file] if file is not None else []
-        await self.pacer.turn(("dm", live.user_id), PRIORITY[content.prompt], route="edit")
-        await live.message.edit(**kwargs)
+        async with self.pacer.request(("dm", live.user_id), PRIORITY[content.prompt], route="edit"):
+            await live.message.edit(**kwargs)
         live.key, live.picture_key = content.key, picture_key
         live.prompt_id = content.prompt_id or live.prompt_id
         live.finished = content.finished
@@ -192,11 +192,11 @@ class SeatDMs:
         waited its turn: a click on it is answered in it and makes it live (``answer``), and
         deleting it then would leave the member no controls at all (the table stalls with no
         turn timer)."""
-        await self.pacer.turn(("dm", live.user_id), LOW, route="delete")
-        if live.message is not None and live.message.id == message.id:
-            return
-        with contextlib.suppress(discord.NotFound):
-            await message.delete()
+        async with self.pacer.request(("dm", live.user_id), LOW, route="delete"):
+            if live.message is not None and live.message.id == message.id:
+                return
+            with contextlib.suppress(discord.NotFound):
+                await message.delete()
 
     async def _finish(self, table: LiveTable, seat: int, live: LiveDM) -> None:
         """Leave the live message of an earlier hand in its finished state (the hand's end was
@@ -206,9 +206,9 @@ class SeatDMs:
             table, seat, live.deal, next_at=None, note=self.notes.get((table.id, seat), "")
         )
         header = f"**Table {table.id}** · {table.ruleset} · hand {live.deal}"
-        await self.pacer.turn(("dm", live.user_id), NORMAL, route="edit")
-        with contextlib.suppress(discord.NotFound):
-            await live.message.edit(content=f"{header}\n{text}", view=None)
+        async with self.pacer.request(("dm", live.user_id), NORMAL, route="edit"):
+            with contextlib.suppress(discord.NotFound):
+                await live.message.edit(content=f"{header}\n{text}", view=None)
         live.finished = True
 
     async def _skipped_hands(self, table: LiveTable, seat: int, live: LiveDM, deal: int) -> None:
@@ -222,8 +222,8 @@ class SeatDMs:
                 continue
             text = finished_text(table, seat, result.number, next_at=None)
             header = f"**Table {table.id}** · {table.ruleset} · hand {result.number}"
-            await self.pacer.turn(("dm", live.user_id), NORMAL)
-            live.message = await channel.send(content=f"{header}\n{text}")
+            async with self.pacer.request(("dm", live.user_id), NORMAL):
+                live.message = await channel.send(content=f"{header}\n{text}")
             live.remember(live.message.id, result.number)
             live.deal, live.finished, live.key = result.number, True, None
 
@@ -242,18 +242,18 @@ class SeatDMs:
             if table_id != table.id or live.message is None or live.finished:
                 continue
             async with live.lock:
-                await self.pacer.turn(("dm", live.user_id), NORMAL, route="edit")
-                with contextlib.suppress(discord.HTTPException):
-                    await live.message.edit(content=text, view=None)
-                    told.add(live.user_id)
+                async with self.pacer.request(("dm", live.user_id), NORMAL, route="edit"):
+                    with contextlib.suppress(discord.HTTPException):
+                        await live.message.edit(content=text, view=None)
+                        told.add(live.user_id)
                 live.finished = True
         for player in table.players:
             if player.user_id is None or player.user_id in told:
                 continue
             try:
                 channel = await self._dm_channel(player.user_id)
-                await self.pacer.turn(("dm", player.user_id), NORMAL)
-                await channel.send(text)
+                async with self.pacer.request(("dm", player.user_id), NORMAL):
+                    await channel.send(text)
             except discord.HTTPException as exc:
                 log.info("could not tell %s that table %s ended: %s", player.user_id, table.id, exc)
 
@@ -291,9 +291,11 @@ class SeatDMs:
                     content.picture, lane="dm", owner=("dm", table.id, seat)
                 )
                 kwargs["attachments"] = [file] if file is not None else []
-            await self.pacer.turn(("token", interaction.id), URGENT, route="edit", counted=False)
             try:
-                await interaction.edit_original_response(**kwargs)
+                async with self.pacer.request(
+                    ("token", interaction.id), URGENT, route="edit", counted=False
+                ):
+                    await interaction.edit_original_response(**kwargs)
             except discord.NotFound:
                 return  # the clicked message was replaced meanwhile by a newer prompt
             except (discord.HTTPException, aiohttp.ClientError) as exc:
@@ -319,13 +321,13 @@ class SeatDMs:
             return channel
         user = self._users.get(user_id) or self.bot.get_user(user_id)
         if user is None:
-            await self.pacer.turn(("user", user_id), NORMAL)
-            user = await self.bot.fetch_user(user_id)
+            async with self.pacer.request(("user", user_id), NORMAL):
+                user = await self.bot.fetch_user(user_id)
         self._users[user_id] = user
         channel = user.dm_channel
         if channel is None:
-            await self.pacer.turn(("user", user_id), NORMAL)
-            channel = await user.create_dm()
+            async with self.pacer.request(("user", user_id), NORMAL):
+                channel = await user.create_dm()
         self._channels[user_id] = channel
         return channel
 

@@ -297,8 +297,8 @@ class DiscordTableNotifier:
     async def _tell_host(self, user_id: int, text: str) -> None:
         try:
             channel = await self.dms._dm_channel(user_id)
-            await self.pacer.turn(("dm", user_id))
-            await channel.send(text)
+            async with self.pacer.request(("dm", user_id)):
+                await channel.send(text)
         except discord.HTTPException as exc:
             log.warning("could not tell the host %s: %s", user_id, exc)
 

@@ -17,6 +17,10 @@ than that allows, so every update goes through a :class:`Pacer`:
   such as deleting an old prompt). While jobs wait they coalesce further, so the bot slows its
   table edits by itself as the number of tables grows and stays under the budget.
 
+A request's slot is counted from when it is granted until it has been answered
+(``async with pacer.request(...)``): Discord counts a request when it arrives, which can be
+well after its turn on a busy machine, so only the answer bounds it from above.
+
 Interaction answers (``answer_click``, the private "My hand") use the interaction's own token
 and are not counted against the global budget, as on Discord; their per-message pace is still
 kept through the same per-channel budget (keyed by the token).
@@ -32,7 +36,7 @@ import heapq
 import itertools
 import logging
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +57,7 @@ class _Waiter:
     channel: Hashable = field(compare=False)
     counted: bool = field(compare=False)
     future: asyncio.Future[None] = field(compare=False)
+    stamp: list[float] = field(compare=False, default_factory=lambda: [0.0])
 
 
 @dataclass
@@ -65,7 +70,7 @@ class _Job:
 
 
 class Pacer:
-    """Turns for requests: ``await pacer.turn(channel, priority)`` before each request, and
+    """Turns for requests: ``async with pacer.request(channel, priority):`` around each request, and
     ``pacer.coalesce(key, work)`` for updates that only ever need the newest state."""
 
     def __init__(
@@ -79,7 +84,8 @@ class Pacer:
         self.window = window
         self.global_rate = global_rate
         self.margin = 0.25
-        self._sent: dict[Hashable, deque[float]] = {}
+        # Per bucket, one [time] a request: granted, then moved to when it was answered.
+        self._sent: dict[Hashable, deque[list[float]]] = {}
         self._tokens = global_rate
         self._refilled: float | None = None
         self._waiting: list[_Waiter] = []
@@ -91,6 +97,23 @@ class Pacer:
         self.counts: Counter[str] = Counter()  # requests granted, "global" and "interaction"
 
     # -- turns -------------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def request(
+        self,
+        channel: Hashable,
+        priority: int = NORMAL,
+        *,
+        route: str = "send",
+        counted: bool = True,
+    ) -> AsyncIterator[None]:
+        """``async with pacer.request(channel):`` around one request to Discord: waits for
+        its turn, and counts it against the channel until it has been answered."""
+        stamp = await self.turn(channel, priority, route=route, counted=counted)
+        try:
+            yield
+        finally:
+            stamp[0] = max(stamp[0], asyncio.get_running_loop().time())
+
     async def turn(
         self,
         channel: Hashable,
@@ -98,8 +121,9 @@ class Pacer:
         *,
         route: str = "send",
         counted: bool = True,
-    ) -> None:
-        """Wait until one request to ``channel`` fits both budgets. ``route`` is the kind of
+    ) -> list[float]:
+        """Wait until one request to ``channel`` fits both budgets; returns the request's
+        stamp (``request`` moves it to when the answer came). ``route`` is the kind of
         request: sends and edits of messages share a channel's bucket (``per_channel`` per
         ``window``), deletes have their own, five times as quick (Discord: 5 per 1 s).
         ``counted`` False: an interaction-token request, outside the global budget."""
@@ -116,6 +140,7 @@ class Pacer:
             if not waiter.future.done():
                 waiter.future.cancel()
             raise
+        return waiter.stamp
 
     def _ensure_dispatcher(self) -> None:
         if self._dispatcher is None or self._dispatcher.done():
@@ -129,13 +154,16 @@ class Pacer:
         window = self.window
         if isinstance(channel, tuple) and channel[-1:] == ("delete",):
             window /= 5
-        while sent and sent[0] <= now - window - self.margin:
-            sent.popleft()
+        recent = [stamp for stamp in sent if stamp[0] > now - window - self.margin]
+        if len(recent) < len(sent):
+            sent.clear()
+            sent.extend(recent)
         allowed = self.per_channel if priority == URGENT else max(1, self.per_channel - 1)
-        if len(sent) < allowed:
+        if len(recent) < allowed:
             return 0.0
-        # A margin: Discord counts a request when it arrives, a little after its turn.
-        return sent[len(sent) - allowed] + window + self.margin - now
+        times = sorted(stamp[0] for stamp in recent)
+        # A margin beyond the answer's time: clocks and Discord's own bookkeeping differ.
+        return times[len(times) - allowed] + window + self.margin - now
 
     def _refill(self, now: float) -> None:
         if self._refilled is None:
@@ -172,7 +200,8 @@ class Pacer:
                     self.counts["global"] += 1
                 else:
                     self.counts["interaction"] += 1
-                self._sent.setdefault(waiter.channel, deque()).append(now)
+                waiter.stamp[0] = now
+                self._sent.setdefault(waiter.channel, deque()).append(waiter.stamp)
                 waiter.future.set_result(None)
             self._waiting = kept
             heapq.heapify(self._waiting)
@@ -186,7 +215,8 @@ class Pacer:
     def _forget_quiet_channels(self, now: float) -> None:
         if len(self._sent) < 256:
             return
-        for channel in [c for c, s in self._sent.items() if not s or s[-1] <= now - self.window]:
+        quiet = now - self.window - self.margin
+        for channel in [c for c, s in self._sent.items() if all(t[0] <= quiet for t in s)]:
             del self._sent[channel]
 
     # -- coalesced jobs ----------------------------------------------------------------------

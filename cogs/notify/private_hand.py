@@ -101,11 +101,11 @@ class PrivateHands:
                 file = await self.pictures.file(content.picture, lane="dm")
                 kwargs["attachments"] = [file] if file is not None else []
             priority = URGENT if content.prompt == "claim" else NORMAL
-            await self.pacer.turn(
-                ("token", hand.interaction.id), priority, route="edit", counted=False
-            )
             try:
-                await hand.interaction.edit_original_response(**kwargs)
+                async with self.pacer.request(
+                    ("token", hand.interaction.id), priority, route="edit", counted=False
+                ):
+                    await hand.interaction.edit_original_response(**kwargs)
             except discord.NotFound:
                 # Dismissed by the member, or the token is gone: stop following it.
                 self.hands.pop((table.id, seat), None)
@@ -116,14 +116,15 @@ class PrivateHands:
         self.hands.pop((table.id, seat), None)
         view = discord.ui.View(timeout=None)
         view.add_item(seat_button(table.id, "hand", "Go on"))
-        await self.pacer.turn(("token", hand.interaction.id), NORMAL, route="edit", counted=False)
-        with contextlib.suppress(discord.HTTPException):
-            await hand.interaction.edit_original_response(
-                content="Discord lets this private hand stay live for 15 minutes. "
-                "Press **Go on** to keep playing here.",
-                view=view,
-                attachments=[],
-            )
+        token = ("token", hand.interaction.id)
+        async with self.pacer.request(token, NORMAL, route="edit", counted=False):
+            with contextlib.suppress(discord.HTTPException):
+                await hand.interaction.edit_original_response(
+                    content="Discord lets this private hand stay live for 15 minutes. "
+                    "Press **Go on** to keep playing here.",
+                    view=view,
+                    attachments=[],
+                )
 
     async def answer(self, interaction: discord.Interaction, table: LiveTable, seat: int) -> None:
         """A click on a private hand (deferred): the message shows the newest content, and
@@ -140,9 +141,11 @@ class PrivateHands:
             if not same or hand is None or _picture_key(content) != hand.picture_key:
                 file = await self.pictures.file(content.picture, lane="dm")
                 kwargs["attachments"] = [file] if file is not None else []
-            await self.pacer.turn(("token", interaction.id), URGENT, route="edit", counted=False)
             try:
-                await interaction.edit_original_response(**kwargs)
+                async with self.pacer.request(
+                    ("token", interaction.id), URGENT, route="edit", counted=False
+                ):
+                    await interaction.edit_original_response(**kwargs)
             except discord.NotFound:
                 return
             self.hands[(table.id, seat)] = PrivateHand(

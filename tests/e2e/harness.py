@@ -179,8 +179,44 @@ async def wait_until(predicate: Any, timeout: float, what: str, step: float = 0.
         if value:
             return value
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+            raise AssertionError(
+                f"timed out after {timeout:g} s waiting for {what}\n{tasks_report()}"
+            )
         await asyncio.sleep(step)
+
+
+def tasks_report() -> str:
+    """Where every task of the bot in this loop is waiting: a stalled game's first clue."""
+    lines = []
+    for task in sorted(asyncio.all_tasks(), key=lambda t: t.get_name()):
+        chain, coro = [], task.get_coro()
+        while coro is not None and len(chain) < 12:
+            frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+            if frame is not None:
+                chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        lines.append(f"  task {task.get_name()}: {' > '.join(chain)}")
+    return "tasks:\n" + "\n".join(lines[:80]) + "\n" + _tables_report()
+
+
+def _tables_report() -> str:
+    """Every live table in this process: what it waits for."""
+    import gc
+
+    from bot.rules.game import pending_seats
+    from bot.service.tables import LiveTable
+
+    lines = []
+    for table in [o for o in gc.get_objects() if isinstance(o, LiveTable)][:10]:
+        state = table.state
+        lines.append(
+            f"  table {table.id} {table.status}: phase {state and state.phase}, move "
+            f"{state and state.move}, controls {table.controls_move}, pending "
+            f"{state and sorted(pending_seats(state))}, paused {table.paused}, runner "
+            f"{table.runner}, timers {sorted(table.timers)}, players "
+            f"{[(p.name, p.away) for p in table.players]}"
+        )
+    return "tables:\n" + "\n".join(lines)
 
 
 # -- the bot in a process of its own (for the tests that kill it) --------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,8 @@ MOVE = re.compile(r"^mj:(\d+):(\d+):([a-z]+)(?::(\d+))?(?::d)?$")
 SEAT = re.compile(r"^mj:(\d+):seat:(back|hand|again)$")
 
 Button = tuple[str, str, int | None, int]  # custom_id, verb, tile, move
+
+_PLAYERS: weakref.WeakSet[SimPlayer] = weakref.WeakSet()  # for the stall report
 
 
 def move_buttons(message: Any) -> list[Button]:
@@ -85,7 +88,7 @@ class Click:
     ack: int | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class SimPlayer:
     """One member at the table. They play from their DMs, pressing a button for the newest
     move offered there (on the first message that offers it, so a DM sent before a restart is
@@ -218,13 +221,39 @@ class SimPlayer:
         await self._act_on(message)
         return True
 
+    def __post_init__(self) -> None:
+        _PLAYERS.add(self)
+
+    def report(self) -> str:
+        """What every player's client shows and what they did: for a game that stalls."""
+        from tests.e2e.harness import tasks_report
+
+        players = sorted(_PLAYERS, key=lambda p: p.user.id)
+        return "\n".join([*(p._report() for p in players), tasks_report()])
+
+    def _report(self) -> str:
+        lines = [f"{self.user}: {len(self.clicks)} clicks, refusals {self.refusals[-3:]}"]
+        for message in self.user.dm_messages()[-4:]:
+            lines.append(
+                f"  DM {message.id} deleted={message.deleted} edits={len(message.history)} "
+                f"interaction={message.interaction_id} controls={message.custom_ids()[:4]} "
+                f"text={message.content[:160]!r}"
+            )
+        for click in self.clicks[-3:]:
+            lines.append(f"  click {click.custom_id} on {click.message_id}: ack {click.ack}")
+        done = sorted(str(d) for d in self._done)[-6:]
+        lines.append(f"  done {done}")
+        return "\n".join(lines)
+
     async def play(self, until: Callable[[], bool], *, timeout: float = 120.0) -> int:
         """Play until ``until()``; returns how many buttons were pressed."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not until():
             if loop.time() > deadline:
-                raise AssertionError(f"{self.user} did not see the game end in {timeout} s")
+                raise AssertionError(
+                    f"{self.user} did not see the game end in {timeout} s\n{self.report()}"
+                )
             if self.paused:
                 await asyncio.sleep(self.poll)
                 continue

@@ -67,7 +67,10 @@ async def test_a_game_on_postgresql_survives_a_restart(
             f"table:{opened.table_id}:hand:2",
         ]
         assert (
-            await db.fetchval("SELECT SUM(net) FROM accounts WHERE guild_id = $1", w.guild.id) == 0
+            await db.fetchval(
+                "SELECT COALESCE(SUM(net), 0) FROM accounts WHERE guild_id = $1", w.guild.id
+            )
+            == 0
         )
         ledger = await db.fetchval(
             "SELECT COALESCE(SUM(CASE WHEN payee_id = $2 THEN amount ELSE -amount END), 0) "

@@ -131,3 +131,26 @@ async def test_a_background_failure_is_logged_with_its_cause(caplog) -> None:
         for r in caplog.records
     ), [r.getMessage() for r in caplog.records]
     await pacer.close()
+
+
+async def test_a_slow_request_counts_from_when_it_was_answered() -> None:
+    """Discord counts a request when it arrives, which on a busy machine can be long after
+    its turn: the window is counted from the answer, so six arrivals never fit in a window
+    however late the first one arrived."""
+    pacer = Pacer(per_channel=5, window=0.3, global_rate=1000)
+    pacer.margin = 0.0
+    loop = asyncio.get_running_loop()
+    answered: list[float] = []
+    granted: list[float] = []
+
+    async def one(delay: float) -> None:
+        async with pacer.request("dm", URGENT):
+            granted.append(loop.time())
+            await asyncio.sleep(delay)
+            answered.append(loop.time())
+
+    first = asyncio.ensure_future(one(0.2))  # slow: arrives 0.2 s after its turn
+    await asyncio.sleep(0)
+    await asyncio.gather(first, *(one(0) for _ in range(5)))
+    assert granted[5] >= answered[0] + 0.3 - 1e-9
+    await pacer.close()
