@@ -51,6 +51,7 @@ from cogs.common import (
     reply_error,
     signed,
 )
+from cogs.notify.words import house_rules_words
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,10 @@ def score_embed(result: ScoreResult) -> discord.Embed:
         embed.add_field(name="Payments", value="\n".join(paid)[:1024], inline=False)
     elif result.winner:
         embed.add_field(name="Payments", value="Nobody pays.", inline=False)
+    if result.house_rules:
+        embed.add_field(
+            name="House rules", value=house_rules_words(result.house_rules), inline=False
+        )
     notes = ["The other hands count as scoring nothing."]
     if result.limit is not None:
         notes.append(f"Limit {chips(result.limit)} (East double).")

@@ -14,7 +14,12 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One option: its default, what values it takes, and where the text speaks of it."""
+    """One option: its default, what values it takes, and where the text speaks of it.
+
+    A *house rule* (``house=True``) is a place where the text can be read two ways
+    (docs/rules.md, "Choices"): its default is the reading the bot takes, the other values
+    the readings a club may prefer; ``source`` names the text's line. A house rule that
+    changed a score is named with that score (:mod:`bot.rules.house_rules`)."""
 
     name: str
     default: Any
@@ -23,6 +28,8 @@ class OptionSpec:
     kind: type = int
     minimum: int | None = None
     allow_none: bool = False
+    source: str = ""
+    house: bool = False
 
     def coerce(self, value: Any) -> Any:
         if value is None and self.default is None:

@@ -7,10 +7,11 @@ tiles describe the hands (or just the scores) and the winner; the rule set does 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.rules.hand import DEALT, DISCARD, WIN_FLAGS, WIN_METHODS, Hand, Situation, Win
+from bot.rules.house_rules import changed_by_house_rules
 from bot.rules.melds import KIND_BY_NAME, meld_from_tiles
 from bot.rules.rulesets import HandError, Outcome, get_ruleset
 from bot.rules.rulesets.pung_chow_limit import PungChowLimit, discarder_is_liable
@@ -60,6 +61,8 @@ class TableResult:
     payments: list[Payment]
     net: dict[int, int]
     liable: int | None = None
+    # House rules (name=value) that changed a score or a payment (bot/rules/house_rules.py).
+    house_rules: tuple[str, ...] = ()
 
 
 def seat_of(text: Any, what: str = "seat") -> int:
@@ -131,10 +134,25 @@ def check_request(request: TableRequest) -> None:
 
 
 def score_table(request: TableRequest) -> TableResult:
-    """Score every described hand and settle the table. Raises RequestError/HandError."""
-    check_request(request)
+    """Score every described hand and settle the table, naming the house rules that changed
+    the outcome (each scored again at the text's reading). Raises RequestError/HandError."""
     ruleset = get_ruleset(request.ruleset)
     options = ruleset.options(request.options)
+    result = _score_table(request, options)
+
+    def outcome_of(opts: Mapping[str, Any]) -> tuple[dict[int, int], list[Payment]]:
+        other = _score_table(request, opts)
+        return other.values, other.payments
+
+    house = changed_by_house_rules(
+        ruleset.option_specs, options, outcome_of, (result.values, result.payments)
+    )
+    return replace(result, house_rules=house) if house else result
+
+
+def _score_table(request: TableRequest, options: Mapping[str, Any]) -> TableResult:
+    check_request(request)
+    ruleset = get_ruleset(request.ruleset)
     seats = set(request.seats)
     for player in request.players:
         if player.seat not in seats:

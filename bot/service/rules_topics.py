@@ -290,11 +290,19 @@ def _options_topic() -> Topic:
     lines = [
         "`/mahjong new`, `/mahjong config` and `/score` take `options` as name=value pairs, "
         "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Each with its "
-        "default and what it means:"
+        "default and what it means; 🏠 marks a house rule, another reading of the text (the "
+        "default is the bot's, the line read is quoted), named in the reveal when it changes "
+        "a hand:"
     ]
     for name, rules in RULESETS.items():
         lines.append(f"**{name}**")
-        lines.extend(f"- `{s.name}`={shown(s.default)}: {s.help}" for s in rules.option_specs)
+        for spec in rules.option_specs:
+            if spec.house:
+                lines.append(
+                    f"- 🏠 `{spec.name}`={shown(spec.default)}: {spec.help} · _{spec.source}_"
+                )
+            else:
+                lines.append(f"- `{spec.name}`={shown(spec.default)}: {spec.help}")
     return Topic(
         "options",
         "Table options",

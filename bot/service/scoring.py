@@ -61,6 +61,7 @@ class ScoreResult:
     options: Mapping[str, Any]
     limit: int | None
     text: str  # the hand in the compact notation
+    house_rules: tuple[str, ...] = ()  # house rules (name=value) that changed the score
 
     @property
     def winner(self) -> bool:
@@ -159,6 +160,7 @@ class ScoringService:
             options=resolved,
             limit=rules_obj.limit_of(resolved),
             text=format_hand(parsed.hand, parsed.win),
+            house_rules=result.house_rules,
         )
 
     async def _rules(

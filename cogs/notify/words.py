@@ -143,9 +143,20 @@ def reveal_embed(table: LiveTable, result: HandResult) -> discord.Embed:
         embed.add_field(name=names[seat], value=value[:1024], inline=True)
     paid = "\n".join(f"{names[p.payer]} pays {names[p.payee]} {p.amount}" for p in result.payments)
     embed.add_field(name="Payments", value=paid[:1024] or "No payments.", inline=False)
+    house = house_rules_words(getattr(result, "house_rules", ()))
+    if house:
+        embed.add_field(name="House rules", value=house, inline=False)
     embed.set_image(url="attachment://reveal.png")
     embed.set_footer(text=f"Wall seed {result.seed} (SHA-256 {short_hash(result.seed_hash)}…)")
     return embed
+
+
+def house_rules_words(house: tuple[str, ...]) -> str:
+    """The house rules (bot/rules/house_rules.py) that changed a hand, said so; empty if none."""
+    if not house:
+        return ""
+    named = ", ".join(f"`{h}`" for h in house)
+    return f"{named} changed this hand (the texts' reading scores it otherwise: /rules options)."
 
 
 def standings(table: LiveTable) -> list[tuple[str, int]]:

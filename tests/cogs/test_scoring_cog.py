@@ -243,3 +243,21 @@ async def test_settle_buttons_survive_a_restart(discord_world, start_bot, run_bo
     await (await w.bob.click(message, confirm)).reply()
     await (await w.carol.click(message, confirm)).reply()
     assert await second.services.ledger.balance(w.guild.id, w.bob.id) == 1000 - 960 - 208
+
+
+async def test_score_names_a_house_rule_that_changed_it(discord_world, start_bot) -> None:
+    w = discord_world
+    await start_bot()
+    hand = "234m 456m 567p 345s 99p win 3s from W"
+    plain = await (await w.alice.slash(w.channel, "score", hand=hand, rules="singapore")).reply()
+    assert "House rules" not in [f["name"] for f in plain.embeds[0]["fields"]]
+    house = await (
+        await w.alice.slash(
+            w.channel, "score", hand=hand, rules="singapore", options="four_chows_eyes=any"
+        )
+    ).reply()
+    fields = {f["name"]: f["value"] for f in house.embeds[0]["fields"]}
+    assert "`four_chows_eyes=any` changed this hand" in fields["House rules"]
+    listing = await (await w.alice.slash(w.channel, "rules", topic="options")).reply()
+    text = listing.embeds[0]["description"]
+    assert "🏠 `three_pungs_drawn`=any" in text and "'3 Pungs, win by drawing from wall: 4'" in text

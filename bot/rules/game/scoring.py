@@ -9,7 +9,8 @@ game's liable discarder (p.67-69) is found with ``discarder_is_liable``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.rules.game.state import (
     DRAWN,
@@ -21,6 +22,7 @@ from bot.rules.game.state import (
     SeatState,
 )
 from bot.rules.hand import Hand, Situation, Win
+from bot.rules.house_rules import changed_by_house_rules
 from bot.rules.rulesets import Outcome, RuleSet, get_ruleset
 from bot.rules.rulesets.pung_chow_limit import (
     PungChowLimit,
@@ -93,36 +95,39 @@ def win_on_hand(
     """
     ruleset = get_ruleset(state.config.ruleset)
     options = state.config.options
-    hands: list[Hand | None] = [None] * 4
-    scores: list[Score | None] = [None] * 4
-    values: dict[int, int] = {}
-    for seat in range(4):
-        if not state.occupied[seat]:
-            continue
-        seat_state = state.seats[seat]
-        if seat == winner:
-            hand = seat_hand(seat_state)
-            hands[seat] = hand
-            scores[seat] = ruleset.score(hand, situation(state, seat), win, options)
-        else:
-            hand = seat_hand(seat_state)
-            hands[seat] = hand
-            if ruleset.losers_score:
-                scores[seat] = ruleset.score(hand, situation(state, seat), None, options)
-        score = scores[seat]
-        values[state.wind_of(seat)] = score.total if score is not None else 0
+    hands: list[Hand | None] = [
+        seat_hand(state.seats[seat]) if state.occupied[seat] else None for seat in range(4)
+    ]
     liable = _liable(ruleset, state, hands, winner, win, discarder)
     furiten = "furiten-undeclared" in win.flags
-    outcome = Outcome(
-        scores=values,
-        winner=state.wind_of(winner),
-        discarder=None if discarder is None else state.wind_of(discarder),
-        liable=None if liable is None else state.wind_of(liable),
-        riichi=frozenset(state.wind_of(s) for s in riichi),
-        renchon=state.renchon,
-        extras={"furiten": furiten},
+
+    def played(opts: Mapping[str, Any]) -> tuple[tuple[Score | None, ...], tuple[Payment, ...]]:
+        scores: list[Score | None] = [None] * 4
+        values: dict[int, int] = {}
+        for seat, hand in enumerate(hands):
+            if hand is None:
+                continue
+            if seat == winner:
+                scores[seat] = ruleset.score(hand, situation(state, seat), win, opts)
+            elif ruleset.losers_score:
+                scores[seat] = ruleset.score(hand, situation(state, seat), None, opts)
+            score = scores[seat]
+            values[state.wind_of(seat)] = score.total if score is not None else 0
+        outcome = Outcome(
+            scores=values,
+            winner=state.wind_of(winner),
+            discarder=None if discarder is None else state.wind_of(discarder),
+            liable=None if liable is None else state.wind_of(liable),
+            riichi=frozenset(state.wind_of(s) for s in riichi),
+            renchon=state.renchon,
+            extras={"furiten": furiten},
+        )
+        return tuple(scores), _to_seats(state, ruleset.settle(outcome, opts))
+
+    scores, payments = played(options)
+    house = changed_by_house_rules(
+        ruleset.option_specs, options, lambda o: _totals(*played(o)), _totals(scores, payments)
     )
-    payments = _to_seats(state, ruleset.settle(outcome, options))
     return _base(
         state,
         MAHJONG,
@@ -134,7 +139,15 @@ def win_on_hand(
         payments=payments,
         net=_net(payments),
         liable=liable,
+        house_rules=house,
     )
+
+
+def _totals(
+    scores: Sequence[Score | None], payments: Sequence[Payment]
+) -> tuple[tuple[int | None, ...], tuple[Payment, ...]]:
+    """What a house rule may change: each seat's score and who pays whom."""
+    return tuple(None if s is None else s.total for s in scores), tuple(payments)
 
 
 def _liable(
@@ -176,23 +189,32 @@ def false_mahjong(state: GameState, seat: int) -> HandResult:
     dead and pays the others' scores, Pung Chow p.24)."""
     ruleset = get_ruleset(state.config.ruleset)
     options = state.config.options
-    values: dict[int, int] = {}
-    scores: list[Score | None] = [None] * 4
-    for other in state.active_seats:
-        if other == seat or not ruleset.losers_score:
-            values[state.wind_of(other)] = 0
-            continue
-        score = ruleset.score(seat_hand(state.seats[other]), situation(state, other), None, options)
-        scores[other] = score
-        values[state.wind_of(other)] = score.total
-    outcome = Outcome(scores=values, false_mahjong=state.wind_of(seat))
-    payments = _to_seats(state, ruleset.settle(outcome, options))
+
+    def played(opts: Mapping[str, Any]) -> tuple[tuple[Score | None, ...], tuple[Payment, ...]]:
+        values: dict[int, int] = {}
+        scores: list[Score | None] = [None] * 4
+        for other in state.active_seats:
+            if other == seat or not ruleset.losers_score:
+                values[state.wind_of(other)] = 0
+                continue
+            hand = seat_hand(state.seats[other])
+            score = ruleset.score(hand, situation(state, other), None, opts)
+            scores[other] = score
+            values[state.wind_of(other)] = score.total
+        outcome = Outcome(scores=values, false_mahjong=state.wind_of(seat))
+        return tuple(scores), _to_seats(state, ruleset.settle(outcome, opts))
+
+    scores, payments = played(options)
+    house = changed_by_house_rules(
+        ruleset.option_specs, options, lambda o: _totals(*played(o)), _totals(scores, payments)
+    )
     return _base(
         state,
         FALSE_MAHJONG,
         caller=seat,
-        scores=tuple(scores),
+        scores=scores,
         payments=payments,
         net=_net(payments),
         note="Mah-Jongg called on an incomplete hand",
+        house_rules=house,
     )

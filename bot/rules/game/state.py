@@ -147,6 +147,9 @@ class HandResult:
     seed: str = ""
     seed_hash: str = ""
     note: str = ""
+    # House rules (name=value) whose text reading would have scored or settled this hand
+    # otherwise (bot/rules/house_rules.py): the reveal names them.
+    house_rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from bot.rules.analysis import CHOW, KONG, PUNG
 from bot.rules.hand import DEALT, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading
-from bot.rules.rulesets.base import Lines, RuleSet
-from bot.rules.score import Score, ScoreLine
+from bot.rules.rulesets.base import Lines, Outcome, RuleSet
+from bot.rules.score import Payment, Score, ScoreLine
 from bot.rules.tiles import (
     DRAGON_NAMES,
     DRAGONS,
@@ -100,6 +100,18 @@ class PungChow(RuleSet):
         OptionSpec(
             "flowers", False, "play with the mandarins (flowers and seasons), p.29", kind=bool
         ),
+        # House rule: the other reading of docs/rules.md (Pung Chow Part I), the bot's first.
+        OptionSpec(
+            "dead_hand",
+            "settle",
+            "a false Mah-Jongg makes the hand dead: it pays every other hand its score and the "
+            "others settle their differences as losers do (settle), or the others settle "
+            "nothing among themselves, as in a draw (draw)",
+            choices=("settle", "draw"),
+            kind=str,
+            source="Pung Chow p.24: 'it becomes \"dead\" ... he must pay all players'",
+            house=True,
+        ),
     )
     # Pung Chow p.30: the bonus for the pair is for "a pair of any dragon or the player's own
     # wind"; the book has no round wind in Part I.
@@ -108,6 +120,14 @@ class PungChow(RuleSet):
     # p.31: "if any of his loose tile draws have been fortunate enough to complete his hand",
     # after a kong or a mandarin alike.
     loose_tile_after_kong_only: ClassVar[bool] = False
+
+    def dead_hand_payments(self, outcome: Outcome, options: Options) -> list[Payment]:
+        """A dead hand pays every other hand its score (p.24); the others settle their
+        differences as losers do, unless ``dead_hand=draw`` (nothing among themselves)."""
+        payments = super().dead_hand_payments(outcome, options)
+        if options.get("dead_hand", "settle") == "draw":
+            return [p for p in payments if p.payer in outcome.dead]
+        return payments
 
     def pair_points(self, tile: int, situation: Situation) -> int:
         """Pair of any dragon or the player's own wind: 2 (score card p.3; Example 12 note:

@@ -121,6 +121,17 @@ class PungChowLimit(PungChow):
         ),
         OptionSpec("flowers", False, "play with the mandarins (p.29)", kind=bool),
         OptionSpec("washing", True, "washing the tiles with 9+ different heads (p.61)", kind=bool),
+        # House rule: the other reading of docs/rules.md (Pung Chow Part II), the text's first.
+        OptionSpec(
+            "first_discard_bonus",
+            "added",
+            "winning on the first discard: half the limit added after the doubling (added), "
+            "or the hand worth half the limit, as a limit hand worth half (half-limit-hand)",
+            choices=("added", "half-limit-hand"),
+            kind=str,
+            source="Pung Chow p.62: 'a bonus of half the limit hand is given'",
+            house=True,
+        ),
     )
 
     def limit_of(self, options: Options) -> int:
@@ -192,6 +203,13 @@ class PungChowLimit(PungChow):
         limit = self.limit_of(options)
         stats = SetStats(reading)
         special = self.limit_hand(reading, stats, facts, situation, win)
+        if (
+            special is None
+            and "first-discard" in win.flags
+            and options["first_discard_bonus"] == "half-limit-hand"
+        ):
+            line = ScoreLine("Winning on the first discard: half the limit", limit // 2, 0, BONUS)
+            return Score((line,), limit // 2, reading=reading, winner=True)
         if special is not None:
             line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
             return Score(

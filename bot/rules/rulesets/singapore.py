@@ -114,6 +114,57 @@ class Singapore(RuleSet):
         OptionSpec("east_maximum", 3000, "the maximum where East pays or is paid", minimum=10),
         OptionSpec("flowers", True, "play with flowers and seasons (4 points each)", kind=bool),
         OptionSpec("ante", 100, "Renchon ante per counter", minimum=0),
+        # House rules: the other readings of docs/rules.md (singapore), the text's first.
+        OptionSpec(
+            "four_chows_eyes",
+            "middle",
+            "4 Chows, all middle numbers: the eyes must be middle numbers too (middle), or may "
+            "be any tiles (any)",
+            choices=("middle", "any"),
+            kind=str,
+            source="singapore-simplified.txt: '4 Chows, all middle numbers: 4'",
+            house=True,
+        ),
+        OptionSpec(
+            "three_pungs_drawn",
+            "any",
+            "3 Pungs, win by drawing from wall: exposed pungs count (any), or only hidden "
+            "ones (hidden)",
+            choices=("any", "hidden"),
+            kind=str,
+            source="singapore-simplified.txt: '3 Pungs, win by drawing from wall: 4'",
+            house=True,
+        ),
+        OptionSpec(
+            "three_chows",
+            "1-9",
+            "Sequence of 3 Chows of one suit: 1-2-3, 4-5-6 and 7-8-9 (1-9), or any three chows "
+            "of one suit (any)",
+            choices=("1-9", "any"),
+            kind=str,
+            source="singapore-simplified.txt: 'Sequence of 3 Chows of one suit: 2'",
+            house=True,
+        ),
+        OptionSpec(
+            "furiten_penalty",
+            "half-maximum",
+            "Furi Tem not declared: half the maximum (half-maximum), or half of East's maximum "
+            "when East wins or discarded (half-east-maximum)",
+            choices=("half-maximum", "half-east-maximum"),
+            kind=str,
+            source="singapore-simplified.txt: 'you forfeit half the Maximum Points'",
+            house=True,
+        ),
+        OptionSpec(
+            "ninth_renchon_antes",
+            True,
+            "the ninth Renchon game won by East: the antes are paid on top of the maximum (on), "
+            "or the maximum alone (off)",
+            kind=bool,
+            source="singapore-simplified.txt: 'If East wins the ninth Renchon game, he "
+            "receives the Maximum Points'",
+            house=True,
+        ),
     )
 
     def limit_of(self, options: Options) -> int:
@@ -225,7 +276,7 @@ class Singapore(RuleSet):
             items.append(_EYE_OR_CHOW)
         if win.by == SELF_DRAW or win.by == LOOSE_TILE:
             items.append(_DRAWN)
-        bonuses = self.bonuses(reading, stats, facts, hand, situation, win)
+        bonuses = self.bonuses(reading, stats, facts, hand, situation, win, options)
         if not bonuses and win.by == DISCARD and all(m.concealed for m in hand.melds):
             items.append(_HIDDEN_ON_DISCARD)
         points = sum(line.points for line in items)
@@ -238,6 +289,14 @@ class Singapore(RuleSet):
         total = rounded << sum(line.doubles for line in bonuses)
         return Score(tuple(items), total, reading=reading, winner=True)
 
+    @staticmethod
+    def _middle_chows(stats: SetStats, options: Options) -> bool:
+        """House rule ``four_chows_eyes=any``: four chows of middle numbers (2-8) count
+        whatever the eyes are; the text's reading needs the eyes to be middle numbers too."""
+        if options["four_chows_eyes"] != "any":
+            return False
+        return all(1 <= start % 9 <= 5 for start in stats.chow_starts)
+
     def bonuses(
         self,
         reading: Reading,
@@ -246,6 +305,7 @@ class Singapore(RuleSet):
         hand: Hand,
         situation: Situation,
         win: Win,
+        options: Options,
     ) -> list[ScoreLine]:
         """The multipliers that apply, as doubles (x2 = 1, x4 = 2, x8 = 3, x16 = 4). Of the
         overlapping families only the highest counts (docs/rules.md)."""
@@ -275,7 +335,7 @@ class Singapore(RuleSet):
         one_suit = facts.one_suit
         if facts.all_simples and one_suit:
             out.append(bonus_line("All middle numbers of one suit", 4))
-        elif facts.all_simples and chows == 4:
+        elif chows == 4 and (facts.all_simples or self._middle_chows(stats, options)):
             out.append(bonus_line("4 chows, all middle numbers", 2))
         elif facts.all_simples:
             out.append(bonus_line("Entire hand of middle numbers", 1))
@@ -302,14 +362,19 @@ class Singapore(RuleSet):
                 out.append(bonus_line("Win after declaring Riichi", 1))
         if chows >= 3:
             starts = stats.chow_starts
-            for base in (0, 9, 18):
-                if base in starts and base + 3 in starts and base + 6 in starts:
-                    out.append(bonus_line("Sequence of 3 chows of one suit (1-9)", 1))
-                    break
+            if options["three_chows"] == "any":
+                suits = [start // 9 for start in starts]
+                if any(suits.count(suit) >= 3 for suit in set(suits)):
+                    out.append(bonus_line("3 chows of one suit", 1))
+            else:
+                for base in (0, 9, 18):
+                    if base in starts and base + 3 in starts and base + 6 in starts:
+                        out.append(bonus_line("Sequence of 3 chows of one suit (1-9)", 1))
+                        break
         pungs, hidden = stats.pungs, stats.hidden_pungs
         if pungs == 4 and hidden == 3:
             out.append(bonus_line("4 pungs, 3 of them hidden", 2))
-        elif pungs >= 3 and drawn:
+        elif drawn and (hidden if options["three_pungs_drawn"] == "hidden" else pungs) >= 3:
             out.append(bonus_line("3 pungs, won by drawing from the wall", 2))
         elif pungs == 4:
             out.append(bonus_line("4 pungs", 1))
@@ -340,6 +405,8 @@ class Singapore(RuleSet):
         if outcome.extras.get("furiten"):
             victim = outcome.discarder if outcome.discarder is not None else None
             half = opts["maximum"] // 2
+            if opts["furiten_penalty"] == "half-east-maximum" and 0 in (winner, victim):
+                half = opts["east_maximum"] // 2
             payees = [victim] if victim is not None else [s for s in outcome.seats if s != winner]
             return [
                 Payment(winner, p, half, "won in Furi Tem without declaring it") for p in payees
@@ -347,6 +414,8 @@ class Singapore(RuleSet):
         value = outcome.scores.get(winner, 0)
         renchon = outcome.renchon if winner == 0 else 0
         ante = opts["ante"] * renchon
+        if renchon >= 9 and not opts["ninth_renchon_antes"]:
+            ante = 0  # house rule: the ninth Renchon game pays the maximum alone
         discarder = outcome.discarder
         for seat in outcome.seats:
             if seat == winner:
