@@ -12,7 +12,10 @@ Two deliberate allowances, both for requests only: ids may be JSON integers wher
 says snowflake string (Discord accepts both, and discord.py sends integers in places), and
 the spec's `content` limit of 4000 is left to validation.py's 2000 for bots. The spec is
 JSON Schema 2020-12; `$ref`s resolve within the document. Validators are compiled once per
-operation and direction and cached, so the cost per request is one validation.
+operation and direction and cached, so the cost per request is one validation: first by
+jsonschema-rs (compiled, about 25 times as fast on message bodies, whose components are
+`oneOf`s that must try every branch), and only a body it finds invalid by the `jsonschema`
+reference implementation too, whose verdict stands and whose errors say what is wrong.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ import copy
 import functools
 import json
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -74,6 +79,11 @@ class ApiSpec:
             self._routes.append((re.compile(regex), literal, template, item))
         self._routes.sort(key=lambda r: r[1], reverse=True)
         self._validators: dict[tuple[str, str], Draft202012Validator | None] = {}
+        self._fast_registries = {
+            "strict": jsonschema_rs.Registry([(BASE, document)]),
+            "request": jsonschema_rs.Registry([(BASE, self.request_document)]),
+        }
+        self._fast: dict[tuple[str, str], Any] = {}
         self.length_bounds = _bands(document, ("maxLength", "minLength"))
         self.item_bounds = _bands(document, ("maxItems", "minItems"))
         self.words = _literals(document, str)
@@ -121,6 +131,20 @@ class ApiSpec:
                 )
             self._validators[key] = validator
         return self._validators[key]
+
+    def _errors(self, pointer: str, kind: str, body: Any) -> list[Any]:
+        """The violations of ``body``: none when the compiled validator finds it valid."""
+        key = (pointer, kind)
+        if key not in self._fast:
+            uri = f"{BASE}#{urllib.parse.quote(pointer, safe='/~')}"
+            self._fast[key] = jsonschema_rs.Draft202012Validator(
+                {"$ref": uri}, registry=self._fast_registries[kind]
+            )
+        if self._fast[key].is_valid(body):
+            return []
+        validator = self._validator(pointer, kind)
+        assert validator is not None
+        return _errors(validator, body)
 
     # -- caching verdicts ---------------------------------------------------------------------
 
@@ -199,7 +223,9 @@ class ApiSpec:
         errors += self.cached(
             ("request", content),
             body,
-            lambda: [f"request body: {_describe(e)}" for e in _errors(validator, body)],
+            lambda: [
+                f"request body: {_describe(e)}" for e in self._errors(content, "request", body)
+            ],
         )
         return errors
 
@@ -224,7 +250,9 @@ class ApiSpec:
         return self.cached(
             ("response", schema, status),
             body,
-            lambda: [f"response {status}: {_describe(e)}" for e in _errors(validator, body)],
+            lambda: [
+                f"response {status}: {_describe(e)}" for e in self._errors(schema, "strict", body)
+            ],
         )
 
     def _node(self, pointer: str) -> Any:
