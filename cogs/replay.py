@@ -255,41 +255,39 @@ async def _replay_command(
     await _answer(interaction, _cog(interaction).open(interaction, table, hand, code))
 
 
+class _ViewerControl:
+    """What both viewer controls do: keep their custom id's fields and hand the press to the
+    cog. A mixin, as discord.py's ``DynamicItem`` needs each subclass to name its template."""
+
+    fields: dict[str, str]
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Any:
+        control = cls(item)  # type: ignore[call-arg]
+        control.fields = match.groupdict()
+        return control
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _answer(interaction, _cog(interaction).press(interaction, self.fields))
+
+
 class ReplayButton(
+    _ViewerControl,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"mjr:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):(?P<seat>[0-4]):"
     r"(?P<move>first|prev|next|last)",
 ):
-    def __init__(self, item: discord.ui.Button[Any], fields: dict[str, str]) -> None:
-        super().__init__(item)
-        self.fields = fields
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str]
-    ) -> ReplayButton:
-        return cls(item, match.groupdict())
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _answer(interaction, _cog(interaction).press(interaction, self.fields))
+    """⏮ ◀ ▶ ⏭"""
 
 
 class ReplaySeat(
+    _ViewerControl,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=r"mjr:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):seat",
 ):
-    def __init__(self, item: discord.ui.Select[Any], fields: dict[str, str]) -> None:
-        super().__init__(item)
-        self.fields = fields
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Select[Any], match: re.Match[str]
-    ) -> ReplaySeat:
-        return cls(item, match.groupdict())
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _answer(interaction, _cog(interaction).press(interaction, self.fields))
+    """The "From the seat of" menu."""
 
 
 async def setup(bot: Any) -> None:

@@ -46,28 +46,17 @@ def render_animation(
             image = padded
         canvas.append(image.quantize(palette=palette_image(), dither=Image.Dither.NONE))
     durations = [round(seconds * 1000)] * (len(canvas) - 1) + [round(last_seconds * 1000)]
+    # GIF: each frame drawn over the last (disposal 1). APNG: the first frame is the
+    # animation's own (a viewer that does not animate shows it), not an extra still.
+    own = {"gif": {"disposal": 1, "optimize": False}, "png": {"default_image": False}}
     out = io.BytesIO()
-    first, rest = canvas[0], canvas[1:]
-    if format == "gif":
-        first.save(
-            out,
-            "GIF",
-            save_all=True,
-            append_images=rest,
-            duration=durations,
-            loop=0,
-            optimize=False,
-            disposal=1,
-        )
-    else:
-        first.save(
-            out,
-            "PNG",
-            save_all=True,
-            append_images=rest,
-            duration=durations,
-            loop=0,
-            default_image=False,
-            compress_level=6,
-        )
+    canvas[0].save(
+        out,
+        format.upper(),
+        save_all=True,
+        append_images=canvas[1:],
+        duration=durations,
+        loop=0,
+        **own[format],
+    )
     return out.getvalue()
