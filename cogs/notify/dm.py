@@ -141,8 +141,12 @@ class SeatDMs:
                 if not told:
                     await self.tell_closed(table, player.user_id)
             except discord.NotFound:
-                live.message = None  # deleted by the member: the next change posts anew
-                live.key = None
+                # The live message is gone (deleted by the member): post the seat's content
+                # anew at once; waiting for the next change could leave a member whose turn
+                # it is with no controls at all, and the table waiting for them.
+                gone, live.message, live.key = live.message, None, None
+                if gone is not None:
+                    self.changed(table, seat)
 
     def _wants_new_message(self, live: LiveDM, content: SeatContent, user_id: int) -> bool:
         if content.prompt_id is None or content.prompt_id == live.prompt_id:
@@ -191,8 +195,11 @@ class SeatDMs:
         """Delete a replaced prompt, unless it became the live message again while the delete
         waited its turn: a click on it is answered in it and makes it live (``answer``), and
         deleting it then would leave the member no controls at all (the table stalls with no
-        turn timer)."""
-        async with self.pacer.request(("dm", live.user_id), LOW, route="delete"):
+        turn timer). Seen in CI: the answer's edit and this delete in flight together."""
+        # Under the DM's lock: a click answered in this message meanwhile (``answer`` holds
+        # the lock while its edit is in flight) either made it live before the check, or
+        # finds it deleted and leaves the live message alone.
+        async with self.pacer.request(("dm", live.user_id), LOW, route="delete"), live.lock:
             if live.message is not None and live.message.id == message.id:
                 return
             with contextlib.suppress(discord.NotFound):

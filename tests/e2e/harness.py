@@ -212,11 +212,17 @@ def _tables_report() -> str:
         lines.append(
             f"  table {table.id} {table.status}: phase {state and state.phase}, move "
             f"{state and state.move}, controls {table.controls_move}, pending "
-            f"{state and sorted(pending_seats(state))}, paused {table.paused}, runner "
+            f"{state and [(s, _name(table, s)) for s in sorted(pending_seats(state))]}"
+            f", paused {table.paused}, runner "
             f"{table.runner}, timers {sorted(table.timers)}, players "
             f"{[(p.name, p.away) for p in table.players]}"
         )
     return "tables:\n" + "\n".join(lines)
+
+
+def _name(table: Any, seat: int) -> str | None:
+    player = table.player_at(seat)
+    return None if player is None else player.name
 
 
 # -- the bot in a process of its own (for the tests that kill it) --------------------------------
