@@ -1,0 +1,150 @@
+"""A seat's DM when a click's answer and the notifier's own update cross: the member always
+keeps a live message with the newest controls (a member left with none stalls the table)."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+from unittest.mock import AsyncMock, MagicMock
+
+import discord
+
+from cogs.notify.dm import SeatDMs
+from cogs.notify.pacing import Pacer
+from cogs.notify.seat import SeatContent
+
+
+def _not_found() -> discord.NotFound:
+    response = MagicMock(status=404, reason="Not Found")
+    return discord.NotFound(response, {"code": 10008, "message": "Unknown Message"})
+
+
+class Message:
+    """A DM message as Discord keeps it."""
+
+    ids = iter(range(100, 10_000))
+
+    def __init__(self, content: str) -> None:
+        self.id = next(self.ids)
+        self.content = content
+        self.deleted = False
+
+    async def edit(self, **kwargs: Any) -> None:
+        if self.deleted:
+            raise _not_found()
+        self.content = kwargs.get("content", self.content)
+
+    async def delete(self) -> None:
+        if self.deleted:
+            raise _not_found()
+        self.deleted = True
+
+
+class Channel:
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    async def send(self, **kwargs: Any) -> Message:
+        message = Message(kwargs.get("content", ""))
+        self.messages.append(message)
+        return message
+
+
+class Click:
+    """A click on ``message``: its answer reaches Discord at once, and the bot hears back
+    only when ``answered`` is set (a slow round trip)."""
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.id = 7
+        self.answered = asyncio.Event()
+        self.sent = asyncio.Event()
+
+    async def edit_original_response(self, **kwargs: Any) -> None:
+        await self.message.edit(**kwargs)
+        self.sent.set()
+        await self.answered.wait()
+
+
+def _pictures() -> Any:
+    return SimpleNamespace(file=AsyncMock(return_value=None))
+
+
+def _content(move: int) -> SeatContent:
+    return SeatContent(
+        text=f"your turn (move {move})",
+        wall="",
+        view=None,
+        picture=None,
+        deal=1,
+        prompt="turn",
+        prompt_id=(1, move),
+    )
+
+
+async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live_message() -> None:
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    shown = {"move": 1}
+    dms.content = lambda table, seat: _content(shown["move"])  # type: ignore[method-assign]
+
+    async def dm_channel(user_id: int) -> Channel:
+        return channel
+
+    dms._dm_channel = dm_channel  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+
+    await dms.update(table, 0)  # the turn prompt for move 1
+    [first] = channel.messages
+    # The member presses on it; the move is made, and the notifier posts the next prompt
+    # (a new message, pinging) before the click is answered, deleting the first in the
+    # background ...
+    shown["move"] = 2
+    await dms.update(table, 0)
+    # ... while the click's answer puts the newest controls into the clicked message.
+    click = Click(first)
+    answer = asyncio.ensure_future(dms.answer(click, table, 0))  # type: ignore[arg-type]
+    await click.sent.wait()
+    await asyncio.sleep(0.05)  # the background delete gets its turn meanwhile
+    click.answered.set()
+    await answer
+    await pacer.drain()
+
+    live = dms.live[(1, 0)]
+    alive = [m for m in channel.messages if not m.deleted]
+    assert live.message is not None and not live.message.deleted, "no live message left"
+    assert [m.content for m in alive] == ["your turn (move 2)"]
+    await pacer.close()
+
+
+async def test_a_live_message_deleted_by_the_member_is_posted_again_at_once() -> None:
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms.gap = 0
+    text = {"now": "waiting"}
+
+    def content(table: Any, seat: int) -> SeatContent:
+        return SeatContent(text=text["now"], wall="", view=None, picture=None, deal=1)
+
+    dms.content = content  # type: ignore[method-assign]
+
+    async def dm_channel(user_id: int) -> Channel:
+        return channel
+
+    dms._dm_channel = dm_channel  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+    await dms.update(table, 0)
+    channel.messages[0].deleted = True  # the member deleted it
+    text["now"] = "your turn"
+    dms.changed(table, 0)
+    await pacer.drain()
+    alive = [m for m in channel.messages if not m.deleted]
+    assert [m.content for m in alive] == ["your turn"]
+    await pacer.close()
