@@ -58,8 +58,9 @@ TOPICS: tuple[tuple[str, str], ...] = (
     ),
     (
         "More",
-        "`/mahjong table` shows the table again. `/rules` explains the rules, `/score` "
-        "scores a hand, `/chips` and `/leaderboard` show the ledger.",
+        "`/mahjong table` shows the table again. `/mahjong replay` plays a finished hand "
+        "back from any seat. `/rules` explains the rules, `/score` scores a hand, `/chips` "
+        "and `/leaderboard` show the ledger.",
     ),
 )
 
