@@ -98,6 +98,7 @@ class MahjongBot(commands.Bot):
         self.services: Any = None
         self.drawing = Drawing(settings.drawing_processes)
         self.synced: list[Any] = []
+        self.forwarding: Any = None  # bot/cluster/forwarding.py, on PostgreSQL
         self.reported_ready = False
         self._background: set[asyncio.Task[Any]] = set()
         self._shutdown: asyncio.Task[None] | None = None
@@ -114,13 +115,37 @@ class MahjongBot(commands.Bot):
                 await self.load_extension(name)
             except commands.ExtensionNotFound:
                 log.warning("cog %s is not available yet", name)
+        self._share_global_budget()
         await self.sync_commands()
+        # Several processes on PostgreSQL: presses for a table another process runs go to it.
+        from bot.cluster.forwarding import start_forwarding
+
+        self.forwarding = await start_forwarding(self)
         # Connect first, rebuild the tables after (issue 12: 1,000 open tables kept the bot
         # offline for 25 s): the open tables are read now, replayed in the background, and a
         # table asked for before its turn is rebuilt on the spot (TableService.load).
         await self.services.load()
         self.spawn(self._restore(), "restore-tables")
         self.spawn(self._heartbeat(), "heartbeat")
+
+    def _share_global_budget(self) -> None:
+        """``MAHJONG_GLOBAL_RATE``: this process's share of Discord's global request budget,
+        which belongs to the bot's token, not to a process (docs/scaling.md). The notifier's
+        pacer is scaled from its default rate to the share (a scaled pacer stays scaled: the
+        tests run it at 24 times Discord's pace)."""
+        share = self.settings.global_rate
+        pacer = getattr(
+            getattr(getattr(self.services, "tables", None), "notifier", None), "pacer", None
+        )
+        if share is None or pacer is None:
+            return
+        import inspect
+
+        from cogs.notify.pacing import Pacer
+
+        default = inspect.signature(Pacer).parameters["global_rate"].default
+        pacer.global_rate *= share / default
+        log.info("this process paces itself to %g Discord requests a second", share)
 
     async def _restore(self) -> None:
         await self.services.restore()
@@ -186,6 +211,8 @@ class MahjongBot(commands.Bot):
         """Stop the tables (no move is taken any more; a move being written finishes or rolls
         back whole), let the last updates reach Discord for a moment, then close the gateway
         and HTTP session, the drawing processes and the database."""
+        if self.forwarding is not None:
+            await self.forwarding.stop()  # presses sent here now go to the tables' next owner
         if self.services is not None:
             await self.services.stop()
             await self._flush_notifier(FLUSH_SECONDS)
@@ -228,6 +255,12 @@ class ShardedMahjongBot(MahjongBot, commands.AutoShardedBot):
 
     def gateway_open(self) -> bool:
         return bool(self.shards) and not any(s.is_closed() for s in self.shards.values())
+
+    @property
+    def uploads_emojis(self) -> bool:
+        """The tile emojis are uploaded by shard 0's process; the others wait for them (the
+        notifier), or two processes would race for each emoji's name."""
+        return 0 in (self.shard_ids or [0])
 
 
 def make_bot(settings: Settings, db: Any = None, **kwargs: Any) -> MahjongBot:

@@ -21,6 +21,7 @@ its own, and no lease is read or written.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from typing import Any
@@ -35,6 +36,8 @@ log = logging.getLogger(__name__)
 NEW_TABLE_GRACE = 10.0
 #: Tables claimed per heartbeat at most (each is replayed from its events).
 CLAIM_BATCH = 25
+#: A closed table's lease is kept this long, while its final messages go out.
+CLOSING_SECONDS = 10.0
 
 
 class TableMoved(Exception):
@@ -66,6 +69,7 @@ class TableOwnership:
             on_lost=self._lost,
         )
         self.service: Any = None
+        self._releasing: set[asyncio.Task[None]] = set()
 
     @property
     def owner(self) -> str:
@@ -93,10 +97,20 @@ class TableOwnership:
             raise TableMoved(f"table {table_id} was taken by another process at once")
 
     async def closed(self, table_id: int) -> None:
-        try:
-            await self.keeper.forget(table_id)
-        except Exception as exc:  # it expires by itself
-            log.info("could not release the lease of table %s (%s)", table_id, exc)
+        """A table this process closed: its lease is kept (renewed) for ``CLOSING_SECONDS``
+        while the final messages go out, then released. If the process dies meanwhile, the
+        lease expires unreleased and another process shows the table's end again."""
+
+        async def release() -> None:
+            await asyncio.sleep(CLOSING_SECONDS)
+            try:
+                await self.keeper.forget(table_id)
+            except Exception as exc:  # it expires by itself
+                log.info("could not release the lease of table %s (%s)", table_id, exc)
+
+        task = asyncio.create_task(release(), name=f"release-{table_id}")
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
 
     async def lost(self, table_id: int) -> None:
         """A write was fenced: the table is another process's now."""
@@ -129,4 +143,11 @@ class TableOwnership:
 
     async def stop(self) -> None:
         """Give every table up at once, so other processes take them over without waiting."""
-        await self.keeper.stop(release=True)
+        for task in list(self._releasing):
+            task.cancel()
+        try:
+            await self.keeper.stop(release=True)
+        except Exception as exc:  # the database is gone: the leases run out by themselves
+            log.warning(
+                "could not give the tables up at stop (%s); they move in %g s", exc, self.keeper.ttl
+            )

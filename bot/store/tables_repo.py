@@ -327,15 +327,13 @@ class TablesRepository(Repository):
         return out
 
     async def open_table(
-        self, table_id: int
+        self, table_id: int, *, closed_too: bool = False
     ) -> tuple[dict[str, Any], list[tuple[str, dict]]] | None:
         """One open table with its events in order (a table this process just took over from
-        another; issue 15), or None if it is closed or gone."""
+        another; issue 15), or None if it is gone or (unless ``closed_too``) closed."""
+        status = "" if closed_too else "AND status IN ('lobby', 'playing')"
         async with self.reading():
-            row = await self.fetchone(
-                "SELECT * FROM tables WHERE id = ? AND status IN ('lobby', 'playing')",
-                (table_id,),
-            )
+            row = await self.fetchone(f"SELECT * FROM tables WHERE id = ? {status}", (table_id,))
             if row is None:
                 return None
             events = await self.fetchall(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+EMOJI_WAITS, EMOJI_WAIT_SECONDS = 12, 5.0  # a process waiting for another's emoji upload
 CLAIM_WORDS = {"chow": "Chow", "pung": "Pung", "kong": "Kong", "mahjong": "Mah-Jongg"}
 
 
@@ -86,6 +87,14 @@ class DiscordTableNotifier:
 
         try:
             existing = {e.name: e for e in await self.bot.fetch_application_emojis()}
+            # Several processes of one bot (shards, docs/scaling.md): the one running shard 0
+            # uploads, the others wait for its emojis (uploading too, they would race for
+            # the names).
+            for _ in range(EMOJI_WAITS if not getattr(self.bot, "uploads_emojis", True) else 0):
+                if all(emoji_name(tile) in existing for tile in range(42)):
+                    break
+                await asyncio.sleep(EMOJI_WAIT_SECONDS)
+                existing = {e.name: e for e in await self.bot.fetch_application_emojis()}
             for tile in range(42):
                 name = emoji_name(tile)
                 emoji = existing.get(name)

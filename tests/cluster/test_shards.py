@@ -4,6 +4,8 @@ those shards against the sharded fake Discord (issue 15 item 2)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from bot.__main__ import main
@@ -44,16 +46,25 @@ def test_bad_shard_settings_say_what_to_set(shards: str, count: str, words: str)
         shards_from(shards, count)
 
 
-def test_the_command_line_flags_reach_the_settings(monkeypatch, tmp_path) -> None:
+@pytest.fixture
+def environment():
+    """The flags write the environment (where the settings read them): put it back."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def test_the_command_line_flags_reach_the_settings(monkeypatch, tmp_path, environment) -> None:
     seen: list[Settings] = []
-    monkeypatch.setenv("DISCORD_TOKEN", "x" * 20)
-    monkeypatch.setenv("MAHJONG_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("MAHJONG_SHARDS", raising=False)
-    monkeypatch.delenv("MAHJONG_SHARD_COUNT", raising=False)
+    os.environ["DISCORD_TOKEN"] = "x" * 20
+    os.environ["MAHJONG_DATA_DIR"] = str(tmp_path)
+    os.environ.pop("MAHJONG_SHARDS", None)
+    os.environ.pop("MAHJONG_SHARD_COUNT", None)
     monkeypatch.setattr("bot.app.run", lambda settings: seen.append(settings) or 0)
     assert main(["--shards", "0-3", "--shard-count=8"]) == 0
     assert seen[-1].shard_ids == (0, 1, 2, 3) and seen[-1].shard_count == 8
-    monkeypatch.delenv("MAHJONG_SHARDS")
+    del os.environ["MAHJONG_SHARDS"]
     assert main(["run", "--shard-count", "2"]) == 0
     assert seen[-1].shard_ids == (0, 1) and seen[-1].shard_count == 2
     assert main(["--shards"]) == 2  # no value

@@ -77,15 +77,20 @@ class OwnedTables:
     # -- the lease keeper's callbacks ----------------------------------------------------------
     async def adopt(self, table_id: int) -> bool:
         """Run a table this process just acquired: read it with its events, rebuild it and
-        resume it (in a task, as a table asked for during a restore). False if it is closed."""
+        resume it (in a task, as a table asked for during a restore). A closed table (its
+        process died while closing it) is closed again: settled, its end shown. False if it is
+        gone."""
         if table_id in self.tables:
             return True
-        loaded = await self.store.open_table(table_id)
+        loaded = await self.store.open_table(table_id, closed_too=True)
         if loaded is None:
             return False
         row, events = loaded
         self._unrestored[table_id] = (row, events)
-        if row.get("home_channel_id") != row["channel_id"]:
+        if (
+            row["status"] in ("lobby", "playing")
+            and row.get("home_channel_id") != row["channel_id"]
+        ):
             self.by_channel[row["channel_id"]] = table_id
         self._restored(table_id)
         log.info("table %s: taken over (%d events replayed)", table_id, len(events))
