@@ -232,9 +232,12 @@ class BotProcess:
     """``python -m tests.e2e.launcher`` against the fake: started, killed with SIGKILL, and
     started again on the same database. Each run's stderr goes to ``bot-<n>.log``."""
 
-    def __init__(self, server: Any, database: Path, logs: Path) -> None:
+    def __init__(
+        self, server: Any, database: Path | str, logs: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.server = server
         self.database = database
+        self.env = dict(env or {})  # more environment (shards, a lease time: test_failover)
         self.logs = logs
         self.runs = 0
         self.proc: asyncio.subprocess.Process | None = None
@@ -264,7 +267,7 @@ class BotProcess:
                 str(self.database),
                 self.server.token,
                 cwd=root,
-                env={**os.environ, "MJ_KILL_AT": kill_at},
+                env={**os.environ, **self.env, "MJ_KILL_AT": kill_at},
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,

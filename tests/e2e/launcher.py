@@ -3,6 +3,10 @@ that kill it (SIGKILL) and start it again on the same database.
 
     python -m tests.e2e.launcher PORT DATABASE TOKEN
 
+DATABASE is a SQLite file or a ``postgresql://`` URL; MAHJONG_SHARDS / MAHJONG_SHARD_COUNT,
+MAHJONG_DRAWING_PROCESSES and MAHJONG_GLOBAL_RATE are read from the environment as the bot
+reads them (several processes on one PostgreSQL database: tests/e2e/test_failover.py).
+
 It points discord.py at the fake (``Route.BASE``, ``DiscordWebSocket.DEFAULT_GATEWAY``,
 ``Asset.BASE``), refuses any connection that is not to loopback, turns the speed knobs the
 in-process tests turn, and calls ``bot.app.run(settings)`` as ``mahjong-bot`` does. Nothing in
@@ -119,7 +123,8 @@ def _killing(original: Any, before: int | None, after: int | None) -> Any:
 
 
 def main(argv: list[str]) -> None:
-    port, database, token = int(argv[0]), Path(argv[1]), argv[2]
+    port, token = int(argv[0]), argv[2]
+    database: Path | str = argv[1] if argv[1].startswith("postgresql://") else Path(argv[1])
     sys.path.insert(0, str(ROOT))
     guard_network()
     point_at_fake(port)
@@ -129,9 +134,24 @@ def main(argv: list[str]) -> None:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     from bot.app import run
-    from bot.config import Settings
+    from bot.config import Settings, shards_from
 
-    sys.exit(run(Settings(token=token, database=database, dev_guild=None, log_level="WARNING")))
+    shard_ids, shard_count = shards_from(
+        os.environ.get("MAHJONG_SHARDS", ""), os.environ.get("MAHJONG_SHARD_COUNT", "")
+    )
+    drawing = os.environ.get("MAHJONG_DRAWING_PROCESSES", "")
+    rate = os.environ.get("MAHJONG_GLOBAL_RATE", "")
+    settings = Settings(
+        token=token,
+        database=database,
+        dev_guild=None,
+        log_level="WARNING",
+        drawing_processes=int(drawing) if drawing else None,
+        shard_ids=shard_ids,
+        shard_count=shard_count,
+        global_rate=float(rate) if rate else None,
+    )
+    sys.exit(run(settings))
 
 
 if __name__ == "__main__":

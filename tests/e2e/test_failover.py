@@ -1,0 +1,290 @@
+"""Failover (issue 15): three bot processes, each running one shard of three, on one PostgreSQL
+database and the sharded fake Discord; 12 tables in 6 servers (two on each shard), each with a
+member and three computer players, one hand each. Every member plays from their DMs, which
+Discord sends to shard 0's process only, so nearly every press is handed over to the process
+running its table (bot/cluster/forwarding.py). Mid-game the process of shard 1 is SIGKILLed;
+once its tables run elsewhere, the process of shard 2 is too. Shard 0's process takes everything
+over and every table finishes.
+
+Then, on a copy of the database: every event log is one unbroken sequence the engine replays
+(no seq written twice), every press acknowledged with a deferred update and no refusal is an
+action of its member's seat in the log, each exactly once; each table's one hand is recorded
+and settled once and every ledger balances (tests/e2e/checks.py); members pressed buttons of
+DMs sent before a takeover after it, and those presses were taken.
+
+Members have no turn timer (a press delayed by a takeover is never overtaken by its own
+timeout) and a minute for claims; the lease lasts 4 s (takeover within ~6 s instead of ~12 s)
+to keep the test short. The takeover times are printed, never asserted (a loaded machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.store.copy import copy_store
+from bot.store.database import open_database
+from tests.e2e.checks import check_ledger, replay
+from tests.e2e.harness import BotProcess, lobby_id, standings_posted
+from tests.e2e.players import MOVE, SimPlayer, pause, resume
+from tests.e2e.test_restart import forgive_disconnects
+from tests.fakediscord.world import BOT_PERMISSIONS
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+SHARDS = 3
+GUILDS = 6
+TABLES_PER_GUILD = 2
+LEASE_SECONDS = "4"
+VERB_ACTIONS = {
+    "discard": "Discard",
+    "riichi": "Riichi",
+    "chow": "Chow",
+    "kong": "Kong",
+    "pung": "Pung",
+    "mahjong": "MahJongg",
+    "pass": "Pass",
+    "wash": "WashTiles",
+    "furiten": "DeclareFuriten",
+}
+
+
+class Table:
+    def __init__(self, guild: Any, channel: Any, member: Any, table_id: int) -> None:
+        self.guild, self.channel, self.member, self.id = guild, channel, member, table_id
+        self.player = SimPlayer(member, channel, patient=True, ack_timeout=30.0)
+
+
+def guild_on(server: Any, owner: Any, shard: int, n: int) -> Any:
+    """A server whose id falls on ``shard``, with the bot in it (its usual permissions)."""
+    while True:
+        guild = server.create_guild(f"Club {n}", owner=owner)
+        if (guild.id >> 22) % SHARDS == shard:
+            role = server.state.create_role(guild, "Mahjong Bot", BOT_PERMISSIONS, managed=True)
+            server.add_member(guild, server.bot_user, [role])
+            return guild
+        del server.state.guilds[guild.id]
+
+
+async def open_tables(server: Any) -> list[Table]:
+    owner = server.create_user("Owner")
+    tables = []
+    for n in range(GUILDS):
+        guild = guild_on(server, owner, n % SHARDS, n)
+        for k in range(TABLES_PER_GUILD):
+            channel = server.create_text_channel(guild, f"table-{k}")
+            member = server.create_user(f"member-{n}-{k}")
+            server.add_member(guild, member)
+            handle = await member.slash(
+                channel,
+                "mahjong new",
+                rules="pung-chow",
+                hands=1,
+                computer_players=3,
+                turn_seconds=0,
+                claim_seconds=60,
+            )
+            lobby = await handle.reply(timeout=30)
+            table_id = int(lobby_id(lobby, "start").split(":")[1])
+            ack = await (await member.click(lobby, lobby_id(lobby, "start"))).ack(timeout=30)
+            assert ack == 6, f"table {table_id} did not start"
+            tables.append(Table(guild, channel, member, table_id))
+    return tables
+
+
+async def owners(url: str) -> dict[int, tuple[str, bool]]:
+    """Each open table's lease: its owner's pid, and whether it is live."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT l.table_id, l.owner, l.expires_at > $1 AS live FROM table_leases l "
+            "JOIN tables t ON t.id = l.table_id WHERE t.status IN ('lobby', 'playing')",
+            int(time.time() * 1000),
+        )
+    finally:
+        await conn.close()
+    return {r["table_id"]: (r["owner"].split(":")[1], r["live"]) for r in rows}
+
+
+async def actions_so_far(url: str) -> dict[int, int]:
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT table_id, COUNT(*) AS n FROM events WHERE kind = 'action' GROUP BY table_id"
+        )
+    finally:
+        await conn.close()
+    return {r["table_id"]: r["n"] for r in rows}
+
+
+async def hold_at(tables: list[Table], url: str, actions: int, game: Any) -> None:
+    """Pause each member once their table has ``actions`` actions, until all are paused."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 300
+    while not all(t.player.paused for t in tables):
+        assert loop.time() < deadline and not game.done(), "the tables did not move"
+        counts = await actions_so_far(url)
+        for t in tables:
+            if counts.get(t.id, 0) >= actions:
+                t.player.paused = True
+        await asyncio.sleep(0.1)
+    await pause([t.player for t in tables])  # nobody is in the middle of a press
+
+
+async def kill_and_wait_for_takeover(
+    victim: BotProcess, url: str, tables: list[Table], alive: list[BotProcess]
+) -> tuple[int, float]:
+    """SIGKILL ``victim``; wait until each of its tables runs in a live process. Returns how
+    many tables it ran and how long the last takeover took."""
+    pid = str(victim.proc.pid)
+    held = [t for t, (owner, _) in (await owners(url)).items() if owner == pid]
+    killed_at = time.monotonic()
+    await victim.kill()
+    live_pids = {str(p.proc.pid) for p in alive}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 120
+    while True:
+        now = await owners(url)  # a table that finished meanwhile has left the list
+        if all(now[t][0] in live_pids and now[t][1] for t in held if t in now):
+            return len(held), time.monotonic() - killed_at
+        assert loop.time() < deadline, f"tables {held} not taken over: {now}"
+        await asyncio.sleep(0.2)
+
+
+async def stalled(url: str, tables: list[Table], bots: list[BotProcess]) -> str:
+    """What each table looks like when the game did not end: for the failure's message."""
+    conn = await asyncpg.connect(url)
+    lines = [f"processes: {[(b.proc.pid, b.alive) for b in bots]}"]
+    try:
+        for t in tables:
+            row = await conn.fetchrow(
+                "SELECT t.status, l.owner, l.generation, l.expires_at, "
+                "(SELECT MAX(seq) FROM events WHERE table_id = t.id) AS seq "
+                "FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id WHERE t.id = $1",
+                t.id,
+            )
+            dms = t.player.hand_dms()
+            last = dms[-1].content[:80].replace("\n", " ") if dms else "no DM"
+            lines.append(
+                f"table {t.id} {dict(row)} standings={standings_posted(t.member, t.channel)} "
+                f"presses={len(t.player.clicks)} last DM: {last!r}"
+            )
+    finally:
+        await conn.close()
+    for b in bots:
+        lines.append(f"-- log of {b.proc.pid}:\n{b.log_text()[-1500:]}")
+    return "\n".join(lines)
+
+
+def old_presses(table: Table, boundary: int) -> list[Any]:
+    """Presses after a kill (``boundary``) on a DM message sent before it, answered with the
+    move taken (no private refusal)."""
+    return [
+        c
+        for c in table.player.accepted
+        if c.message_id < boundary and c.handle.record.id > boundary and not c.handle.messages[1:]
+    ]
+
+
+async def test_two_processes_die_and_every_table_finishes_on_the_third(
+    fake_discord, postgres_url, tmp_path
+) -> None:
+    server = fake_discord
+    server.gateway.shard_count = SHARDS
+    began = time.monotonic()
+    bots = []
+    for shard in range(SHARDS):
+        logs = tmp_path / f"shard-{shard}"
+        logs.mkdir()
+        env = {
+            "MAHJONG_SHARDS": str(shard),
+            "MAHJONG_SHARD_COUNT": str(SHARDS),
+            "MAHJONG_DRAWING_PROCESSES": "0",
+            "MAHJONG_LEASE_SECONDS": LEASE_SECONDS,
+            "MAHJONG_GLOBAL_RATE": str(45 // SHARDS),
+        }
+        bots.append(BotProcess(server, postgres_url, logs, env))
+    await asyncio.gather(*(b.start(timeout=90) for b in bots))
+    first, second, third = bots
+
+    tables = await open_tables(server)
+    by_pid = {t: owner for t, (owner, _) in (await owners(postgres_url)).items()}
+    assert {by_pid[t.id] for t in tables} == {str(b.proc.pid) for b in bots}, by_pid
+
+    def finished() -> bool:
+        return all(standings_posted(t.member, t.channel) for t in tables)
+
+    game = asyncio.gather(*(t.player.play(finished, timeout=400) for t in tables))
+    try:
+        # Mid-game: each member stops for a moment once their table has moved on a little
+        # (it then waits for them: no turn timer), so that every table is still playing when
+        # the first process dies; they all press on as it is killed.
+        await hold_at(tables, postgres_url, 10, game)
+        boundary_1 = server.state.snowflakes.next()
+        resume([t.player for t in tables])
+        count_1, took_1 = await kill_and_wait_for_takeover(
+            second, postgres_url, tables, [first, third]
+        )
+        count_2, took_2 = await kill_and_wait_for_takeover(third, postgres_url, tables, [first])
+        try:
+            await game
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{await stalled(postgres_url, tables, bots)}") from None
+    finally:
+        if not game.done():
+            game.cancel()
+    played = time.monotonic() - began
+    forgive_disconnects(server)  # the killed processes' half-sent requests
+
+    # The store, copied to a SQLite file so the checks shared with the restart tests apply.
+    copy = tmp_path / "copy.sqlite3"
+    source, target = await open_database(postgres_url), await open_database(copy)
+    try:
+        await copy_store(source, target)
+    finally:
+        await source.close()
+        await target.close()
+
+    taken_after_takeover = 0
+    for table in tables:
+        replayed = replay(copy, table.id)  # an unbroken log the engine replays
+        assert replayed.status == "finished", f"table {table.id} is {replayed.status}"
+        seat = replayed.seat_of(table.member.id)
+        used: set[int] = set()
+        for click in table.player.accepted:
+            if click.handle.messages[1:]:
+                continue  # answered with a private refusal: not a move taken
+            match = MOVE.match(click.custom_id)
+            if match is None:
+                continue
+            move, verb = int(match.group(2)), match.group(3)
+            tile = int(match.group(4)) if match.group(4) else None
+            found = [
+                i
+                for i, (before, payload) in enumerate(replayed.moves)
+                if move <= before <= move + 4
+                and payload["type"] == VERB_ACTIONS[verb]
+                and payload.get("seat") == seat
+                and payload.get("tile") == tile
+                and i not in used
+            ]
+            assert found, f"{click.custom_id} was acknowledged but is not in table {table.id}'s log"
+            used.add(found[0])
+        facts = check_ledger(copy, table.guild.id, table.id)
+        assert facts.hands == 1
+        taken_after_takeover += len(old_presses(table, boundary_1))
+    assert taken_after_takeover >= 1, (
+        "no button of a DM sent before a takeover was pressed after it"
+    )
+    log = first.log_text()
+    assert "Traceback" not in log, log[-3000:]
+    print(
+        f"\n{len(tables)} tables, {SHARDS} processes: killed shard 1 ({count_1} tables taken "
+        f"over in {took_1:.1f} s), then shard 2 ({count_2} tables in {took_2:.1f} s); "
+        f"{sum(len(t.player.accepted) for t in tables)} presses taken, "
+        f"{taken_after_takeover} on DMs sent before a takeover; played in {played:.0f} s"
+    )
