@@ -33,7 +33,7 @@ def test_every_house_rule_defaults_to_the_texts_reading_and_names_its_source() -
         "furiten_penalty",
         "ninth_renchon_antes",
     }
-    assert house(F) == {"limit_applies", "false_mahjong"}
+    assert house(F) == {"limit_applies", "false_mahjong", "loose_tile_bonus"}
     assert house(PCL) == {"first_discard_bonus"} and house(PC) == {"dead_hand"}
 
 
@@ -143,6 +143,19 @@ def test_limit_applies() -> None:
     small = {"S": 120, "W": 20, "N": 50}
     for applies in ("winner", "scores"):
         assert settle(F, small, "N", options={"limit_applies": applies}) == settle(F, small, "N")
+
+
+def test_loose_tile_bonus() -> None:
+    season = "123m 456m 789m 123p 456p 99s 5f win 9s loose-tile"  # a season's loose tile
+    text = score(F, season, flowers=True)
+    club = score(F, season, flowers=True, loose_tile_bonus="any")
+    before = [line.name for line in text.lines]
+    added = [line.name for line in club.lines if line.name not in before]
+    assert added == ["Winning on a draw from the loose tiles"]
+    assert club.points == text.points + 10 and club.doubles == text.doubles
+    kong = "123m 456m 789m 123p [5555p] 99s win 9s loose-tile"  # a kong: both readings give it
+    assert "Winning on a draw from the loose tiles" in [line.name for line in score(F, kong).lines]
+    assert score(F, kong).total == score(F, kong, loose_tile_bonus="any").total
 
 
 def test_false_mahjong() -> None:

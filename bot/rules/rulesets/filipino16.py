@@ -52,6 +52,17 @@ class Filipino16(PungChow):
             house=True,
         ),
         OptionSpec(
+            "loose_tile_bonus",
+            "kong",
+            "the 10 for winning on a loose tile: only after a kong, as the text says (kong), "
+            "or after a season's loose tile too, as Pung Chow p.31 gives it (any)",
+            choices=("kong", "any"),
+            kind=str,
+            source="filipino-16-tile.txt: 'Winning piece on special draw of a loose tile after "
+            "4 of a kind'",
+            house=True,
+        ),
+        OptionSpec(
             "false_mahjong",
             "half-limit",
             "a false Mah-Jongg (strict tables): half the limit to each, East the full limit "

@@ -159,7 +159,11 @@ class PungChow(RuleSet):
             if not any(s.kind == CHOW for s in sets):
                 items.append(fixed["no-sequences"])
             if win.by == LOOSE_TILE:
-                if not self.loose_tile_after_kong_only or hand.kong_count:
+                if (
+                    not self.loose_tile_after_kong_only
+                    or hand.kong_count
+                    or options.get("loose_tile_bonus") == "any"
+                ):
                     items.append(fixed["loose-tile"])
                 items.append(fixed["drawn"])
             elif win.by == SELF_DRAW:
