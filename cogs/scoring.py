@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 from discord import app_commands
@@ -390,11 +390,11 @@ ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True, private_c
 ANY_INSTALL = app_commands.AppInstallationType(guild=True, user=True)
 
 
-class LookupCog(commands.Cog):
-    """``/score``, ``/rules`` and ``/notation``: offered in servers, the bot's DMs and group
-    DMs, with the app installed to the server or to the member (integration types 0 and 1).
-    In a group DM the bot is not a member: it can only answer the interaction (its response
-    and follow-ups), which is all these commands do."""
+class _ScoringCog(commands.Cog):
+    """What both cogs share: the bot, the scoring service, and their buttons registered
+    (``DynamicItem``s, so buttons sent before a restart still answer)."""
+
+    items: ClassVar[tuple[type[Any], ...]] = ()
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -404,10 +404,19 @@ class LookupCog(commands.Cog):
         return _scoring(self.bot)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(ShareRulesButton)
+        self.bot.add_dynamic_items(*self.items)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(ShareRulesButton)
+        self.bot.remove_dynamic_items(*self.items)
+
+
+class LookupCog(_ScoringCog):
+    """``/score``, ``/rules`` and ``/notation``: offered in servers, the bot's DMs and group
+    DMs, with the app installed to the server or to the member (integration types 0 and 1).
+    In a group DM the bot is not a member: it can only answer the interaction (its response
+    and follow-ups), which is all these commands do."""
+
+    items = (ShareRulesButton,)
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -510,22 +519,11 @@ class LookupCog(commands.Cog):
         await interaction.response.send_message(embed=reading_embed(reading), ephemeral=True)
 
 
-class SettleCog(GuildOnly, commands.Cog):
+class SettleCog(GuildOnly, _ScoringCog):
     """``/settle``: writes to the server's ledger, so servers only (GuildOnly refuses it
     anywhere else, should a client offer it)."""
 
-    def __init__(self, bot: commands.Bot) -> None:
-        self.bot = bot
-
-    @property
-    def service(self) -> ScoringService:
-        return _scoring(self.bot)
-
-    async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SettleButton)
-
-    async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SettleButton)
+    items = (SettleButton,)
 
     @app_commands.command(
         name="settle", description="Record a game played with real tiles (payers confirm)"
