@@ -31,7 +31,7 @@ from discord.ext import commands
 
 from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
-from bot.service.hand_reading import HandReading, read_hand
+from bot.service.hand_reading import HINT_LENGTH, HandReading, hand_hint, read_hand
 from bot.service.ledger import Settlement, others_of
 from bot.service.rules_topics import matching_topics
 from bot.service.scoring import WINDS, ScoreResult, ScoringService, SettlePlayer
@@ -483,6 +483,19 @@ class LookupCog(_ScoringCog):
         await interaction.response.send_message(
             embed=make_embed(found.title, found.text), view=view, ephemeral=True
         )
+
+    @score.autocomplete("hand")
+    async def _hand_hint(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """While the hand is typed: one suggestion, the text itself, named by what the bot
+        reads in it (a mistake, or the count and whether it is complete). Discord takes a
+        suggestion's value up to 100 characters; a longer hand gets none."""
+        if not current.strip() or len(current) > HINT_LENGTH:
+            return []
+        rules = getattr(interaction.namespace, "rules", None)
+        name = rules if isinstance(rules, str) and rules in RULESETS else "pung-chow"
+        return [app_commands.Choice(name=hand_hint(current, name), value=current)]
 
     @rules.autocomplete("topic")
     async def _topic_choices(

@@ -32,13 +32,29 @@ _HOW = {
 @dataclass(frozen=True, slots=True)
 class HandReading:
     """A hand as the bot read it: ``compact`` is the notation to paste back; ``lines`` say
-    what each part became; ``verdict`` says complete, ready (with its waits) or neither."""
+    what each part became; ``verdict`` says complete, ready (with its waits) or neither;
+    ``hint`` says it in a few words (``/score``'s suggestion while the hand is typed)."""
 
     compact: str
     lines: tuple[str, ...]
     verdict: str
     tiles: int
     expected: int
+    hint: str = ""
+
+
+HINT_LENGTH = 100  # Discord's limit for an autocomplete choice's name
+
+
+def hand_hint(text: str, ruleset: str = "pung-chow") -> str:
+    """One line on a hand being typed: what is wrong with it, or its count and whether it
+    is complete, then its compact form as far as it fits."""
+    try:
+        reading = read_hand(text, ruleset)
+    except ValueError as exc:  # NotationError, or an unknown rule set
+        return f"✗ {exc}"[:HINT_LENGTH]
+    line = f"{reading.hint} · {reading.compact}"
+    return line if len(line) <= HINT_LENGTH else line[: HINT_LENGTH - 1] + "…"
 
 
 def _tiles_in_words(tiles: list[int]) -> str:
@@ -90,30 +106,39 @@ def read_hand(text: str, ruleset: str = "pung-chow") -> HandReading:
         lines.append(_win_in_words(parsed.win))
     count = hand.tile_count()
     full = rules.hand_size + 1
-    verdict = _verdict(hand, count, full, rules.specials != ())
-    return HandReading(format_hand(hand, parsed.win), tuple(lines), verdict, count, full)
+    verdict, hint = _verdict(hand, count, full, rules.specials != ())
+    return HandReading(format_hand(hand, parsed.win), tuple(lines), verdict, count, full, hint)
 
 
-def _verdict(hand: Hand, count: int, full: int, specials: bool) -> str:
+def _verdict(hand: Hand, count: int, full: int, specials: bool) -> tuple[str, str]:
+    """The verdict in a sentence, and in a few words."""
     counts = counts_of(hand.concealed)
     sets = (full - 2) // 3
     if count == full:
         special = specials and not hand.melds and is_winning_shape(counts)
         if special or is_complete(counts):
-            return f"{count} tiles: a complete hand (Mah-Jongg)."
-        return f"{count} tiles, but they do not make {sets} sets and a pair: no Mah-Jongg."
+            return f"{count} tiles: a complete hand (Mah-Jongg).", f"✓ {count} tiles, complete"
+        return (
+            f"{count} tiles, but they do not make {sets} sets and a pair: no Mah-Jongg.",
+            f"✗ {count} tiles, not {sets} sets and a pair",
+        )
     if count == full - 1:
         ready = waits(counts, held=hand.counts(), specials=specials and not hand.melds)
         if ready:
             return (
                 f"{count} tiles: ready, waiting on {', '.join(map(tile_name, ready))} "
-                f"(`{format_tiles(ready)}`). Add the winning tile with `win <tile>`."
+                f"(`{format_tiles(ready)}`). Add the winning tile with `win <tile>`.",
+                f"{count} tiles, ready on {format_tiles(ready)}: add win <tile>",
             )
-        return f"{count} tiles: not ready (no tile completes it); as a losing hand it scores."
+        return (
+            f"{count} tiles: not ready (no tile completes it); as a losing hand it scores.",
+            f"{count} tiles, a losing hand (not ready)",
+        )
     return (
         f"{count} tiles (a kong counts as three): a hand has {full - 1}, or {full} with the "
-        "winning tile."
+        "winning tile.",
+        f"✗ {count} tiles: a hand has {full - 1}, or {full} with the winning tile",
     )
 
 
-__all__ = ["HandReading", "read_hand"]
+__all__ = ["HandReading", "hand_hint", "read_hand"]

@@ -46,6 +46,16 @@ async def test_score_rules_and_notation_in_a_group_dm(discord_world, start_bot) 
     text = read.embeds[0]["description"]
     assert read.ephemeral and "ready, waiting on 1 Characters, 4 Characters, 7 Characters" in text
 
+    # The notation helper while typing /score's hand: one suggestion, the text itself.
+    typed = await w.bob.autocomplete(group, "score", focused="hand", hand="123m 456x")
+    (choice,) = await typed.choices()
+    assert choice["value"] == "123m 456x" and choice["name"].startswith("✗ '456x' is not a tile")
+    typed = await w.bob.autocomplete(
+        group, "score", focused="hand", hand="11m 22m 33m 44m 55m 66m 7m", rules="singapore"
+    )
+    (choice,) = await typed.choices()
+    assert choice["name"] == "13 tiles, ready on 147m: add win <tile> · 1122334455667m"
+
     for command in ("settle", "chips", "leaderboard", "mahjong new"):
         with pytest.raises(CommandError, match=f"cannot use /{command}"):
             await w.alice.slash(group, command)
