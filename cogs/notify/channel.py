@@ -67,6 +67,7 @@ class TableChannel:
         self.repost_after = 5
         self.logs: dict[int, deque[str]] = {}
         self._shown: dict[tuple[str, int], Any] = {}
+        self._sent_png: dict[int, bytes] = {}  # table -> the picture its message shows
         self._below: dict[int, int] = {}  # table -> messages created below its table message
         self._reposted_deal: dict[int, int] = {}
         self._lost: set[int] = set()  # tables whose channel failed: send nothing more
@@ -254,24 +255,29 @@ class TableChannel:
         channel = self._channel(table.channel_id)
         owner = ("table", table.id)
         try:
+            png = await self.pictures.drawn(picture, lane="table", owner=owner)
             if message_id is not None and not repost:
                 kwargs: dict[str, Any] = {"embed": embed, "view": view}
                 previous = self._shown.get(("table", table.id))
                 if previous is None or previous[1][1] != picture.key:
-                    kwargs["attachments"] = [
-                        await self.pictures.file(picture, lane="table", owner=owner)
-                    ]
+                    if self._sent_png.get(table.id) != png:
+                        kwargs["attachments"] = [self.pictures.attachment(picture, png)]
+                    elif previous is not None and previous[1][::2] == shown[::2]:
+                        # A change the picture does not show (a pass in a claim window): the
+                        # same picture, words and buttons; an edit would change nothing.
+                        self._shown[("table", table.id)] = (message_id, shown)
+                        return
                 message = channel.get_partial_message(message_id)
                 try:
                     await self._request(
                         table, table.channel_id, NORMAL, lambda: message.edit(**kwargs), "edit"
                     )
                     self._shown[("table", table.id)] = (message_id, shown)
+                    self._sent_png[table.id] = png
                     return
                 except discord.NotFound:
                     pass  # deleted by someone: post it anew
-            file = await self.pictures.file(picture, lane="table", owner=owner)
-            kwargs = {"embed": embed, "file": file}
+            kwargs = {"embed": embed, "file": self.pictures.attachment(picture, png)}
             if view is not None:
                 kwargs["view"] = view
             sent = await self._request(
@@ -281,6 +287,7 @@ class TableChannel:
             return
         table.message_id = sent.id
         self._shown[("table", table.id)] = (sent.id, shown)
+        self._sent_png[table.id] = png
         self._below[table.id] = 0
         self._reposted_deal[table.id] = state.deal
         await self._remember_message(table, sent.id)
@@ -347,6 +354,7 @@ class TableChannel:
         self._reposted_deal.pop(table_id, None)
         self._cancel_asked.discard(table_id)
         self._shown.pop(("table", table_id), None)
+        self._sent_png.pop(table_id, None)
         self._shown.pop(("summary", table_id), None)
 
 

@@ -40,15 +40,20 @@ class Pictures:
         """The picture as an attachment; drawn only if ``owner``'s last picture differs."""
         if picture is None:
             return None
+        return self.attachment(picture, await self.drawn(picture, lane=lane, owner=owner))
+
+    async def drawn(self, picture: Picture, *, lane: str = "dm", owner: Hashable = None) -> bytes:
+        """The picture's PNG; drawn only if ``owner``'s last picture differs."""
         cached = self._last.get(owner) if owner is not None else None
         if cached is not None and cached[0] == picture.key:
-            png = cached[1]
-        else:
-            png = await self.png(
-                picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs
-            )
-            if owner is not None:
-                self._last[owner] = (picture.key, png)
+            return cached[1]
+        png = await self.png(picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs)
+        if owner is not None:
+            self._last[owner] = (picture.key, png)
+        return png
+
+    @staticmethod
+    def attachment(picture: Picture, png: bytes) -> discord.File:
         return discord.File(io.BytesIO(png), picture.filename, description=picture.description)
 
     def forget(self, table_id: int) -> None:

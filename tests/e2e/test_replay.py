@@ -56,7 +56,9 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
 
         # What alice's DM showed, picture by picture.
         live = []
-        for version in seen_by(fake_discord, w.alice, []):
+        # In the order she saw them (a click's answer edits an older message after a newer
+        # one was posted: by message, the versions would be out of time order).
+        for version in sorted(seen_by(fake_discord, w.alice, []), key=lambda v: v.made_at):
             for attachment in version.attachments:
                 if attachment.filename == "seat.png" and attachment.data not in live[-1:]:
                     live.append(attachment.data)
