@@ -247,3 +247,11 @@ def test_the_reveal_names_the_house_rule_that_changed_a_played_hand(options: dic
     assert result.house_rules == (("four_chows_eyes=any",) if options else ())
     words = house_rules_words(result.house_rules)
     assert ("`four_chows_eyes=any` changed this hand" in words) == bool(options)
+    # The reveal as the channel sees it.
+    from bot.service.tables.model import LiveTable, Player
+    from cogs.notify.words import reveal_embed
+
+    live = LiveTable(1, 1, 1, 1, S, options, 60, 15, 1, state=state, status="playing")
+    live.players = [Player(10 + i, name) for i, name in enumerate(("ann", "bo", "cy", "di"))]
+    fields = {f.name: f.value for f in reveal_embed(live, result).fields}
+    assert (fields.get("House rules") == words) if options else ("House rules" not in fields)
