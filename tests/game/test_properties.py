@@ -7,6 +7,7 @@ exactly what ``apply`` accepts; the timeout action is always legal.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -87,6 +88,17 @@ def check_view(state: GameState) -> None:
                 assert not event.text
 
 
+def check_pass_is_silent(before: GameState, after: GameState, passer: int) -> None:
+    """A pass that leaves the claim window open shows nobody else anything: the public view
+    and every other seat's view are as before (apart from the move counter and the event
+    log, which no picture or message shows), so no one learns a seat was asked."""
+    for viewer in (None, *(s for s in range(4) if s != passer)):
+        then, now = view(before, viewer), view(after, viewer)
+        assert dataclasses.replace(now, move=0, events=()) == dataclasses.replace(
+            then, move=0, events=()
+        ), f"a pass by seat {passer} changed what {viewer} sees"
+
+
 def play_game(rules: str, players: int, seed: int, strict: bool, probe: bool) -> None:
     state = new_game(rules, seed=seed, players=players, sets=None, hands=2, strict=strict)
     ruleset = get_ruleset(rules)
@@ -120,8 +132,10 @@ def play_game(rules: str, players: int, seed: int, strict: bool, probe: bool) ->
         else:
             wins = [a for a in legal if isinstance(a, MahJongg)]
             action = wins[0] if wins else chooser.choice(legal)
-        state = apply(state, action)
+        before, state = state, apply(state, action)
         accepted.append(action)
+        if isinstance(action, Pass) and state.phase == CLAIM:
+            check_pass_is_silent(before, state, action.seat)
     assert state.phase == GAME_OVER, "the game did not end"
     assert sum(state.net) == 0
     assert replay(state.config, accepted) == state

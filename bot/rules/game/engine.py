@@ -536,12 +536,14 @@ class _Tx(_Ctx):
 
     def finish(self, *, count_move: bool = True) -> GameState:
         move = self.state.move + (1 if count_move else 0)
+        texts = [e.text for e in self.events if e.text]
         return evolve(
             self.state,
             seats=tuple(self._seats),
             wall=self._wall,
             move=move,
             events=tuple(self.events),
+            last_text=texts[-1] if texts else self.state.last_text,
             **self.fields,
         )
 

@@ -181,6 +181,10 @@ class GameState:
     net: tuple[int, ...]
     move: int
     events: tuple[Event, ...]
+    # The newest public words of the hand, kept across moves whose events say nothing (a
+    # pass): were they cleared, every picture would change when a seat answers a discard,
+    # telling the table that someone was asked (could claim it).
+    last_text: str = ""
 
     def wind_of(self, seat: int) -> int:
         """The seat's wind this hand (0 East .. 3 North)."""

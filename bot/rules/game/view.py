@@ -144,7 +144,7 @@ def view(state: GameState, seat: int | None) -> TableView:
         wall_remaining=wall.remaining,
         dead_wall=wall.dead,
         last_discard=state.last_discard if state.phase == "claim" else None,
-        last_action=texts[-1] if texts else "",
+        last_action=state.last_text,
         phase=state.phase,
         revealed=revealed,
         move=state.move,
