@@ -30,6 +30,10 @@ class _Seat:
     claimed: set[int] = field(default_factory=set)
 
 
+class _WallEmpty(Exception):
+    """The sample game drew the wall's last tile."""
+
+
 class _Deal:
     def __init__(self, rng: random.Random, seats: tuple[int, ...], hand_size: int, dealer: int):
         self.rng = rng
@@ -51,6 +55,8 @@ class _Deal:
     def _take(self, s: int) -> int:
         seat = self.seats[s]
         while True:
+            if not self.wall:
+                raise _WallEmpty
             tile = self.wall.pop()
             if tile < 34:
                 seat.concealed.append(tile)
@@ -86,8 +92,17 @@ class _Deal:
         return self.order[(i + 1) % len(self.order)]
 
     def play(self, turns: int, names: tuple[str, ...]) -> None:
+        """``turns`` turns of beginner's play, or fewer when the wall runs out (a kong's or
+        a claim's draw can take its last tile): the sample then shows the table as it is."""
+        try:
+            self._play(turns, names)
+        except _WallEmpty:
+            pass
+
+    def _play(self, turns: int, names: tuple[str, ...]) -> None:
         s = self.turn
         for _ in range(turns):
+            self.turn = s
             seat = self.seats[s]
             # Concealed kong now and then.
             hand = seat.concealed + ([seat.drawn] if seat.drawn is not None else [])

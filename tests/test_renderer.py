@@ -11,7 +11,7 @@ from dataclasses import replace
 from importlib import resources
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
@@ -291,6 +291,7 @@ def test_names_outside_the_font_are_replaced() -> None:
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=1928, players=4, hand_size=13, turns=79)  # a kong drew the wall's last tile
 @given(
     seed=st.integers(0, 10_000),
     players=st.sampled_from([2, 3, 4]),
