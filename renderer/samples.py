@@ -7,6 +7,7 @@ plausible contents. It follows no rule set beyond counting tiles right.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -94,10 +95,8 @@ class _Deal:
     def play(self, turns: int, names: tuple[str, ...]) -> None:
         """``turns`` turns of beginner's play, or fewer when the wall runs out (a kong's or
         a claim's draw can take its last tile): the sample then shows the table as it is."""
-        try:
+        with contextlib.suppress(_WallEmpty):
             self._play(turns, names)
-        except _WallEmpty:
-            pass
 
     def _play(self, turns: int, names: tuple[str, ...]) -> None:
         s = self.turn
