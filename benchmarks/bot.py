@@ -304,15 +304,17 @@ def build_world(server: Any, tables: int, humans: int) -> World:
     guild = server.create_guild("Benchmark Club", owner=owner)
     role = server.state.create_role(guild, "Mahjong Bot", BOT_PERMISSIONS, managed=True)
     server.add_member(guild, server.bot_user, [role])
-    out, members = [], []
-    for t in range(tables):
-        channel = server.create_text_channel(guild, f"table-{t}")
-        users = [server.create_user(f"p{t}-{h}") for h in range(humans)]
-        for u in users:
-            server.add_member(guild, u)
-        members += users
-        out.append((channel, users))
-    return World(server, guild, out, members)
+    out = [add_table(server, guild, f"{t}", humans) for t in range(tables)]
+    return World(server, guild, out, [u for _, users in out for u in users])
+
+
+def add_table(server: Any, guild: Any, name: str, humans: int) -> tuple[Any, list[Any]]:
+    """A channel ``table-<name>`` and ``humans`` new members of ``guild`` to play there."""
+    channel = server.create_text_channel(guild, f"table-{name}")
+    users = [server.create_user(f"p{name}-{h}") for h in range(humans)]
+    for u in users:
+        server.add_member(guild, u)
+    return channel, users
 
 
 async def open_tables(world: World, hands: int = 64, at_once: int = 8) -> int:
@@ -382,12 +384,7 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
             if args.burst:
                 result["burst"] = await burst(world, meter, args.burst, rng)
         finally:
-            stop.set()
-            if tasks:
-                await asyncio.wait(tasks, timeout=15)
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+            await stop_players(stop, tasks)
             await bot.stop()
     trace = Trace.read(bot.trace)
     begin, end = result.pop("_begin", 0.0), result.pop("_end", 0.0)
@@ -415,6 +412,16 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     for key in ("_requests", "_callbacks"):
         result.pop(key)
     return result
+
+
+async def stop_players(stop: asyncio.Event, tasks: list[asyncio.Task[Any]]) -> None:
+    """Tell the members to stop, give them a moment to finish a press, then cancel them."""
+    stop.set()
+    if tasks:
+        await asyncio.wait(tasks, timeout=15)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def window(server: Any, meter: Any, bot: BotProcess, args: argparse.Namespace) -> dict:

@@ -3,6 +3,10 @@ its real pace, writing what it did and when into a trace file.
 
     python benchmarks/bot_process.py PORT DATABASE TOKEN TRACE [--no-render]
 
+DATABASE is a SQLite file or a ``postgresql://`` URL; MAHJONG_SHARDS, MAHJONG_SHARD_COUNT,
+MAHJONG_GLOBAL_RATE and MAHJONG_DRAWING_PROCESSES are read as the bot reads them
+(``benchmarks/scale.py`` runs several such processes on one PostgreSQL database).
+
 As ``tests/e2e/launcher.py`` does, it points discord.py at the fake and refuses any connection
 that is not to loopback, then calls ``bot.app.run``; unlike it, it keeps the bot's own delays
 (computer players, edit gaps) but for the pause between hands (2 s instead of 8 s: the reveal
@@ -153,7 +157,8 @@ def stub_drawing() -> None:
 
 
 def main(argv: list[str]) -> None:
-    port, database, token, trace_path = int(argv[0]), Path(argv[1]), argv[2], Path(argv[3])
+    port, token, trace_path = int(argv[0]), argv[2], Path(argv[3])
+    database: Path | str = argv[1] if argv[1].startswith("postgresql://") else Path(argv[1])
     sys.path.insert(0, str(ROOT))
     from tests.e2e.launcher import guard_network, point_at_fake
 
@@ -170,9 +175,13 @@ def main(argv: list[str]) -> None:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     from bot.app import run
-    from bot.config import Settings
+    from bot.config import Settings, shards_from
 
     processes = os.environ.get("MAHJONG_DRAWING_PROCESSES")
+    rate = os.environ.get("MAHJONG_GLOBAL_RATE")
+    shard_ids, shard_count = shards_from(
+        os.environ.get("MAHJONG_SHARDS", ""), os.environ.get("MAHJONG_SHARD_COUNT", "")
+    )
     run(
         Settings(
             token=token,
@@ -180,6 +189,9 @@ def main(argv: list[str]) -> None:
             dev_guild=None,
             log_level="WARNING",
             drawing_processes=int(processes) if processes else None,
+            shard_ids=shard_ids,
+            shard_count=shard_count,
+            global_rate=float(rate) if rate else None,
         )
     )
 
