@@ -12,6 +12,13 @@ class OptionError(ValueError):
     """An option that does not exist or has a value the rule set does not allow."""
 
 
+#: The largest number any option takes (a limit, a maximum, an ante): as /settle's largest
+#: score. Without it ``ante=99999999999999999999`` was taken, and a hand's payments (up to
+#: twice the maximum, or the ante times nine counters, doubled) could pass what the ledger
+#: stores in a 64-bit integer.
+MAX_NUMBER = 10_000_000
+
+
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     """One option: its default, what values it takes, and where the text speaks of it.
@@ -58,6 +65,8 @@ class OptionSpec:
                 ) from None
             if self.minimum is not None and number < self.minimum:
                 raise OptionError(f"option '{self.name}' must be at least {self.minimum}")
+            if number > MAX_NUMBER:
+                raise OptionError(f"option '{self.name}' must be at most {MAX_NUMBER:,}")
             if self.choices is not None and number not in self.choices:
                 allowed = ", ".join(str(c) for c in self.choices)
                 raise OptionError(f"option '{self.name}' must be one of {allowed}")

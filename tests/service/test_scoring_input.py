@@ -137,3 +137,23 @@ def test_settle_refuses_a_table_without_east() -> None:
     players = [SettlePlayer(ALICE, "S", 10), SettlePlayer(BOB, "W", 0)]
     with pytest.raises(ScoringError, match="every game has an East"):
         asyncio.run(service().prepare_settlement(1, None, ALICE, None, players, ALICE))
+
+
+@pytest.mark.parametrize(
+    ("rules", "option"),
+    [("singapore", "ante"), ("singapore", "maximum"), ("pung-chow", "limit")],
+)
+def test_a_huge_number_option_is_refused(rules: str, option: str) -> None:
+    """``/score options:ante=99999999999999999999 renchon:3`` showed payments of 21 digits:
+    a number no ledger column holds."""
+    hand, win = "123s 456s 789s 234m 99p", _as_win("9p self-draw")
+    with pytest.raises(USER_ERRORS, match=f"'{option}' must be at most 10,000,000"):
+        asyncio.run(
+            service().score(
+                hand, rules=rules, win=win, renchon=3, options={option: "99999999999999999999"}
+            )
+        )
+    result = asyncio.run(
+        service().score(hand, rules=rules, win=win, renchon=3, options={option: "10000000"})
+    )
+    assert result.score.total > 0
