@@ -100,6 +100,9 @@ async def _open(options: argparse.Namespace) -> HandReplay:
         from bot.config import Settings
 
         database = Settings.from_env(require_token=False).database
+    if "://" not in str(database) and not Path(database).is_file():
+        # Opening it would create and migrate an empty database at a mistyped path.
+        raise ReplayError(f"There is no database at {database}.")
     db = await open_database(database)
     try:
         service = ReplayService(ReplaysRepository(db))

@@ -83,3 +83,11 @@ def test_mistakes_are_one_line(database: Path, tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["replay", "1", "x", *base])
     assert not any(tmp_path.iterdir())
+
+
+def test_a_mistyped_database_is_not_created(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "typo.sqlite3"
+    out = tmp_path / "out"
+    assert main(["replay", "1", "1", "--db", str(missing), "--out", str(out)]) == 1
+    assert f"There is no database at {missing}" in capsys.readouterr().err
+    assert not missing.exists() and not out.exists()
