@@ -98,7 +98,13 @@ def score_embed(result: ScoreResult) -> discord.Embed:
             + (f" ({p.reason})" if p.reason and p.reason != "Mah-Jongg" else "")
             for p in result.payments
         ]
-        paid.append(f"{WINDS[result.seat]} collects {signed(result.net[result.seat])}")
+        net = result.net[result.seat]
+        # A penalty (Furi Tem, a false Mah-Jongg) leaves the hand's player paying.
+        paid.append(
+            f"{WINDS[result.seat]} collects {signed(net)}"
+            if net >= 0
+            else f"{WINDS[result.seat]} pays {chips(-net)} in all"
+        )
         embed.add_field(name="Payments", value="\n".join(paid)[:1024], inline=False)
     elif result.winner:
         embed.add_field(name="Payments", value="Nobody pays.", inline=False)

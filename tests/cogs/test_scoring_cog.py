@@ -261,3 +261,24 @@ async def test_score_names_a_house_rule_that_changed_it(discord_world, start_bot
     listing = await (await w.alice.slash(w.channel, "rules", topic="options")).reply()
     text = listing.embeds[0]["description"]
     assert "🏠 `three_pungs_drawn`=any" in text and "'3 Pungs, win by drawing from wall: 4'" in text
+
+
+def test_a_hand_that_pays_a_penalty_says_it_pays() -> None:
+    """Furi Tem not declared: the winner pays the penalty; 'South collects -1,000' read as a
+    mistake."""
+    import asyncio
+
+    from cogs.scoring import _as_win, score_embed
+    from tests.service.test_scoring_input import service
+
+    result = asyncio.run(
+        service().score(
+            "111m 234p 555s 678s 9p",
+            rules="singapore",
+            seat="S",
+            win=_as_win("9p from W furiten-undeclared"),
+        )
+    )
+    payments = score_embed(result).fields[0].value
+    assert "South pays West **1,000**" in payments
+    assert payments.endswith("South pays 1,000 in all") and "collects" not in payments
