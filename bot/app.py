@@ -39,6 +39,8 @@ from discord.ext import commands
 
 from bot.config import Settings, is_url
 from bot.drawing import Drawing
+from bot.i18n.commands import CatalogueTranslator
+from bot.i18n.locales import MemberLocales
 from bot.permissions import invite_url
 from bot.process_lock import DatabaseLock, LockError
 from bot.schema import schema_version
@@ -100,6 +102,8 @@ class MahjongBot(commands.Bot):
         self.synced: list[Any] = []
         self.forwarding: Any = None  # bot/cluster/forwarding.py, on PostgreSQL
         self.reported_ready = False
+        self.translator = CatalogueTranslator()
+        self.member_locales = MemberLocales()  # each member's last locale, for their DMs
         self._background: set[asyncio.Task[Any]] = set()
         self._shutdown: asyncio.Task[None] | None = None
 
@@ -116,6 +120,8 @@ class MahjongBot(commands.Bot):
             except commands.ExtensionNotFound:
                 log.warning("cog %s is not available yet", name)
         self._share_global_budget()
+        # Command names and descriptions in each shipped language (bot/i18n/commands.py).
+        await self.tree.set_translator(self.translator)
         await self.sync_commands()
         # Several processes on PostgreSQL: presses for a table another process runs go to it.
         from bot.cluster.forwarding import start_forwarding
@@ -168,6 +174,10 @@ class MahjongBot(commands.Bot):
         else:
             self.synced = await self.tree.sync()
             log.info("synced %d global commands", len(self.synced))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        # A DM is no interaction: the language of a member's DMs is that of their last click.
+        self.member_locales.remember(interaction.user.id, interaction.locale)
 
     async def on_ready(self) -> None:
         if self.reported_ready:

@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 
 import discord
 
+from bot.i18n import FALLBACK, N_, _
+from bot.i18n.tiles import tile_short
 from bot.rules.game import (
     Action,
     Chow,
@@ -44,7 +46,8 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
     handler = HANDLERS.get(kind)
     if handler is None:
         await interaction.response.send_message(
-            "The table is starting up; try again in a moment.", ephemeral=True
+            _(interaction.locale, "The table is starting up; try again in a moment."),
+            ephemeral=True,
         )
         return
     try:
@@ -53,7 +56,10 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
         # A click must always be answered: the traceback goes to the log, a short word to
         # the player (handlers answer the refusals they expect themselves).
         log.exception("button %s failed", match.group(0))
-        text = "Something went wrong with that button; try again, or use /mahjong hand."
+        text = _(
+            interaction.locale,
+            "Something went wrong with that button; try again, or use /mahjong hand.",
+        )
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:
@@ -108,7 +114,11 @@ DYNAMIC_ITEMS = (LobbyButton, MoveButton, SeatButton)
 
 
 def lobby_view(
-    table_id: int, *, closed: bool = False, confirm_cancel: bool = False
+    table_id: int,
+    *,
+    closed: bool = False,
+    confirm_cancel: bool = False,
+    locale: str = FALLBACK,
 ) -> discord.ui.View | None:
     """Join, Leave, Add computer player, Start, Cancel and "How to play here"; with
     ``confirm_cancel`` the row asks "Cancel this table?" with Yes / No instead of Cancel."""
@@ -116,18 +126,18 @@ def lobby_view(
         return None
     view = discord.ui.View(timeout=None)
     buttons = [
-        ("join", "Join", discord.ButtonStyle.success),
-        ("leave", "Leave", discord.ButtonStyle.secondary),
-        ("cpu", "Add computer player", discord.ButtonStyle.secondary),
-        ("start", "Start", discord.ButtonStyle.primary),
+        ("join", _(locale, "Join"), discord.ButtonStyle.success),
+        ("leave", _(locale, "Leave"), discord.ButtonStyle.secondary),
+        ("cpu", _(locale, "Add computer player"), discord.ButtonStyle.secondary),
+        ("start", _(locale, "Start"), discord.ButtonStyle.primary),
     ]
     if confirm_cancel:
         buttons += [
-            ("cancel-yes", "Yes, cancel the table", discord.ButtonStyle.danger),
-            ("cancel-no", "No, keep it", discord.ButtonStyle.secondary),
+            ("cancel-yes", _(locale, "Yes, cancel the table"), discord.ButtonStyle.danger),
+            ("cancel-no", _(locale, "No, keep it"), discord.ButtonStyle.secondary),
         ]
     else:
-        buttons.append(("cancel", "Cancel", discord.ButtonStyle.danger))
+        buttons.append(("cancel", _(locale, "Cancel"), discord.ButtonStyle.danger))
     for verb, label, style in buttons:
         button = discord.ui.Button(
             label=label,
@@ -136,29 +146,31 @@ def lobby_view(
             row=0 if verb in ("join", "leave", "cpu", "start") else 1,
         )
         view.add_item(LobbyButton(button))
-    help_button = how_to_play_button()
+    help_button = how_to_play_button(locale)
     if help_button is not None:
         help_button.row = 1
         view.add_item(help_button)
     return view
 
 
-def how_to_play_button() -> discord.ui.Button[Any] | None:
+def how_to_play_button(locale: str = FALLBACK) -> discord.ui.Button[Any] | None:
     """The "How to play here" button (answered by cogs/help.py), when that cog is there."""
     if importlib.util.find_spec("cogs.help") is None:
         return None
     return discord.ui.Button(
-        label="How to play here", style=discord.ButtonStyle.secondary, custom_id="mj:help"
+        label=_(locale, "How to play here"),
+        style=discord.ButtonStyle.secondary,
+        custom_id="mj:help",
     )
 
 
-def table_view(table_id: int, *, again: bool = False) -> discord.ui.View:
+def table_view(table_id: int, *, again: bool = False, locale: str = FALLBACK) -> discord.ui.View:
     """The table message's own buttons: "My hand" while playing, "Play again" at the end."""
     view = discord.ui.View(timeout=None)
     if again:
-        view.add_item(seat_button(table_id, "again", "Play again"))
+        view.add_item(seat_button(table_id, "again", _(locale, "Play again")))
     else:
-        view.add_item(seat_button(table_id, "hand", "My hand"))
+        view.add_item(seat_button(table_id, "hand", _(locale, "My hand")))
     return view
 
 
@@ -198,6 +210,7 @@ def move_controls(
     away: bool = False,
     drawn: int | None = None,
     concealed: tuple[int, ...] = (),
+    locale: str = FALLBACK,
 ) -> discord.ui.View | None:
     """The buttons for a seat's legal actions, in the order of the hand picture: a button per
     distinct concealed tile to discard (its tile picture when the emojis are uploaded), then
@@ -207,12 +220,12 @@ def move_controls(
     button; without it every discardable tile has a button in the rows."""
     view = discord.ui.View(timeout=None)
     if away:
-        view.add_item(seat_button(table_id, "back", "Take my seat back"))
+        view.add_item(seat_button(table_id, "back", _(locale, "Take my seat back")))
         return view
     discardable = {a.tile for a in legal if isinstance(a, Discard)}
     drawn_button = drawn is not None and drawn in discardable
     in_rows = sorted(t for t in discardable if not concealed or t in concealed)
-    calls = _calls(table_id, move, legal)
+    calls = _calls(table_id, move, legal, locale)
     call_rows = (len(calls) + 4) // 5
     discard_rows = min((len(in_rows) + 4) // 5, 5 - (1 if drawn_button else 0))
     call_rows = min(call_rows, 5 - discard_rows - (1 if drawn_button else 0))
@@ -223,7 +236,7 @@ def move_controls(
                 move,
                 "discard",
                 tile,
-                short_name(tile),
+                tile_short(locale, tile),
                 discord.ButtonStyle.secondary,
                 emojis.get(tile),
                 row=index // 5,
@@ -240,7 +253,7 @@ def move_controls(
                 move,
                 "discard",
                 drawn,
-                DRAWN_LABEL,
+                _(locale, DRAWN_LABEL),
                 discord.ButtonStyle.primary,
                 emojis.get(drawn),
                 row=discard_rows + call_rows,
@@ -252,13 +265,23 @@ def move_controls(
     return view
 
 
-def _calls(table_id: int, move: int, legal: list[Action]) -> list[discord.ui.Item[Any]]:
+def _calls(
+    table_id: int, move: int, legal: list[Action], locale: str = FALLBACK
+) -> list[discord.ui.Item[Any]]:
+    def short(tile: int) -> str:
+        return tile_short(locale, tile)
+
     calls: list[discord.ui.Item[Any]] = []
     for action in legal:
         if isinstance(action, MahJongg):
             calls.append(
                 _move_button(
-                    table_id, move, "mahjong", None, "Mah-Jongg!", discord.ButtonStyle.success
+                    table_id,
+                    move,
+                    "mahjong",
+                    None,
+                    _(locale, "Mah-Jongg!"),
+                    discord.ButtonStyle.success,
                 )
             )
         elif isinstance(action, Kong):
@@ -268,25 +291,37 @@ def _calls(table_id: int, move: int, legal: list[Action]) -> list[discord.ui.Ite
                     move,
                     "kong",
                     action.tile,
-                    f"Kong {short_name(action.tile)}",
+                    _(locale, "Kong {tile}", tile=short(action.tile)),
                     discord.ButtonStyle.primary,
                 )
             )
         elif isinstance(action, Pung):
             calls.append(
-                _move_button(table_id, move, "pung", None, "Pung", discord.ButtonStyle.primary)
+                _move_button(
+                    table_id, move, "pung", None, _(locale, "Pung"), discord.ButtonStyle.primary
+                )
             )
         elif isinstance(action, Chow):
-            run = "-".join(short_name(action.tile + i) for i in range(3))
+            run = "-".join(short(action.tile + i) for i in range(3))
             calls.append(
                 _move_button(
-                    table_id, move, "chow", action.tile, f"Chow {run}", discord.ButtonStyle.primary
+                    table_id,
+                    move,
+                    "chow",
+                    action.tile,
+                    _(locale, "Chow {run}", run=run),
+                    discord.ButtonStyle.primary,
                 )
             )
         elif isinstance(action, WashTiles):
             calls.append(
                 _move_button(
-                    table_id, move, "wash", None, "Wash the tiles", discord.ButtonStyle.primary
+                    table_id,
+                    move,
+                    "wash",
+                    None,
+                    _(locale, "Wash the tiles"),
+                    discord.ButtonStyle.primary,
                 )
             )
         elif isinstance(action, DeclareFuriten):
@@ -296,7 +331,7 @@ def _calls(table_id: int, move: int, legal: list[Action]) -> list[discord.ui.Ite
                     move,
                     "furiten",
                     None,
-                    "Declare Furi Tem",
+                    _(locale, "Declare Furi Tem"),
                     discord.ButtonStyle.secondary,
                 )
             )
@@ -307,29 +342,35 @@ def _calls(table_id: int, move: int, legal: list[Action]) -> list[discord.ui.Ite
                     move,
                     "riichi",
                     action.tile,
-                    f"Riichi, discard {short_name(action.tile)}",
+                    _(locale, "Riichi, discard {tile}", tile=short(action.tile)),
                     discord.ButtonStyle.secondary,
                 )
             )
         elif isinstance(action, Pass):
             calls.append(
-                _move_button(table_id, move, "pass", None, "Pass", discord.ButtonStyle.secondary)
+                _move_button(
+                    table_id, move, "pass", None, _(locale, "Pass"), discord.ButtonStyle.secondary
+                )
             )
     return calls
 
 
-def describe_legal(legal: list[Action]) -> str:
+CLAIM_NAMES = {Chow: N_("Chow"), Pung: N_("Pung"), Kong: N_("Kong"), MahJongg: N_("Mah-Jongg")}
+
+
+def describe_legal(legal: list[Action], locale: str = FALLBACK) -> str:
     """A sentence saying what the seat may do now (also the alt text of the controls)."""
     kinds = []
     if any(isinstance(a, Discard) for a in legal):
-        kinds.append("discard a tile")
+        kinds.append(_(locale, "discard a tile"))
     claims = [a for a in legal if isinstance(a, Chow | Pung | Kong | MahJongg)]
     if claims:
-        names = sorted({type(a).__name__.replace("MahJongg", "Mah-Jongg") for a in claims})
-        kinds.append("claim (" + ", ".join(names) + ")")
+        names = sorted({CLAIM_NAMES[type(a)] for a in claims})
+        said = _(locale, ", ").join(_(locale, n) for n in names)
+        kinds.append(_(locale, "claim ({claims})", claims=said))
     if any(isinstance(a, Pass) for a in legal):
-        kinds.append("pass")
-    return " or ".join(kinds) if kinds else ""
+        kinds.append(_(locale, "pass"))
+    return _(locale, " or ").join(kinds) if kinds else ""
 
 
 def tile_label(tile: int) -> str:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from bot.i18n import _, member_locale
 from cogs.notify.pacing import LOW, NORMAL, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import SeatContent, finished_text, seat_content
@@ -90,6 +91,11 @@ class SeatDMs:
     def changed(self, table: LiveTable, seat: int) -> None:
         self.pacer.coalesce(("dm", table.id, seat), lambda: self.update(table, seat), gap=self.gap)
 
+    def locale(self, table: LiveTable, seat: int) -> str:
+        """The seat's member's language (their last interaction's, else the server's)."""
+        player = table.player_at(seat)
+        return member_locale(self.bot, player.user_id if player else None, table.guild_id)
+
     def content(self, table: LiveTable, seat: int) -> SeatContent:
         next_at = self.hand_over_at.get(table.id)
         if next_at is not None:
@@ -101,6 +107,7 @@ class SeatDMs:
             self.emojis,
             next_at=next_at,
             note=self.notes.get((table.id, seat), ""),
+            locale=self.locale(table, seat),
         )
 
     def is_closed(self, table: LiveTable, user_id: int) -> bool:
@@ -209,10 +216,10 @@ class SeatDMs:
         """Leave the live message of an earlier hand in its finished state (the hand's end was
         coalesced away, or the table closed)."""
         assert live.message is not None
-        text = finished_text(
-            table, seat, live.deal, next_at=None, note=self.notes.get((table.id, seat), "")
-        )
-        header = f"**Table {table.id}** · {table.ruleset} · hand {live.deal}"
+        locale = self.locale(table, seat)
+        note = self.notes.get((table.id, seat), "")
+        text = finished_text(table, seat, live.deal, next_at=None, note=note, locale=locale)
+        header = self._header(locale, table, live.deal)
         async with self.pacer.request(("dm", live.user_id), NORMAL, route="edit"):
             with contextlib.suppress(discord.NotFound):
                 await live.message.edit(content=f"{header}\n{text}", view=None)
@@ -227,12 +234,23 @@ class SeatDMs:
         for result in state.results:
             if not live.deal < result.number < deal:
                 continue
-            text = finished_text(table, seat, result.number, next_at=None)
-            header = f"**Table {table.id}** · {table.ruleset} · hand {result.number}"
+            locale = self.locale(table, seat)
+            text = finished_text(table, seat, result.number, next_at=None, locale=locale)
+            header = self._header(locale, table, result.number)
             async with self.pacer.request(("dm", live.user_id), NORMAL):
                 live.message = await channel.send(content=f"{header}\n{text}")
             live.remember(live.message.id, result.number)
             live.deal, live.finished, live.key = result.number, True, None
+
+    @staticmethod
+    def _header(locale: str, table: LiveTable, deal: int) -> str:
+        return _(
+            locale,
+            "**Table {table}** · {ruleset} · hand {deal}",
+            table=table.id,
+            ruleset=table.ruleset,
+            deal=deal,
+        )
 
     async def close_table(self, table: LiveTable, reason: str) -> None:
         """The table ended for ``reason``: every seated member is told by DM (their live DM

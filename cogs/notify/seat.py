@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.i18n import FALLBACK, _
+from bot.i18n.tiles import tile_words, wind_words
 from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung
-from bot.rules.tiles import WIND_NAMES, tile_name
 from bot.service.hints import seat_hints
 from bot.service.privacy import names_of, seat_view
 from cogs.controls import describe_legal, move_controls
@@ -84,16 +85,24 @@ def controls_shown(view: discord.ui.View | None) -> tuple[tuple[Any, ...], ...]:
     )
 
 
-def seat_picture(view: Any, seat: int, names: tuple[str, ...], marks: frozenset[int]) -> Picture:
+def seat_picture(
+    view: Any,
+    seat: int,
+    names: tuple[str, ...],
+    marks: frozenset[int],
+    locale: str = FALLBACK,
+) -> Picture:
     """The table from the seat (its hand large at the bottom, everyone's sets and discards,
     whose turn). Its key leaves out what changes without being worth a new picture: the wall
     count (text in the message), the move number and the engine's event log."""
     own = view.seats[seat]
     tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
-    alt = "Your hand: " + ", ".join(tile_name(t) for t in sorted(tiles))
+    named = ", ".join(tile_words(locale, t) for t in sorted(tiles))
+    alt = _(locale, "Your hand: {tiles}", tiles=named)
     shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
-    key = ("seat_table", shown, names, marks)
-    return Picture("seat_table", (view, names), {"marks": marks}, key, "seat.png", alt[:1000])
+    key = ("seat_table", shown, names, marks, locale)
+    kwargs = {"marks": marks}
+    return Picture("seat_table", (view, names), kwargs, key, "seat.png", alt[:1000])
 
 
 def _result_of(table: LiveTable, deal: int) -> HandResult | None:
@@ -104,7 +113,13 @@ def _result_of(table: LiveTable, deal: int) -> HandResult | None:
 
 
 def finished_text(
-    table: LiveTable, seat: int, deal: int, *, next_at: float | None, note: str = ""
+    table: LiveTable,
+    seat: int,
+    deal: int,
+    *,
+    next_at: float | None,
+    note: str = "",
+    locale: str = FALLBACK,
 ) -> str:
     """The DM of a hand that is over: who won with what, what this seat paid or collected,
     its running total, and when the next hand starts (or its place at the game's end)."""
@@ -112,32 +127,38 @@ def finished_text(
     assert state is not None
     names = names_of(table)
     result = _result_of(table, deal)
-    lines = [f"**Hand {deal} is over.**"]
+    lines = [_(locale, "**Hand {deal} is over.**", deal=deal)]
     if note:
         lines.append(note)
     if result is None:
-        lines.append("The hand ended without a result (the table closed).")
+        lines.append(_(locale, "The hand ended without a result (the table closed)."))
         return "\n".join(lines)
-    lines.append(win_words(result, names))
+    lines.append(win_words(result, names, locale))
     net = result.net[seat]
     if net > 0:
-        lines.append(f"You collected {net}.")
+        lines.append(_(locale, "You collected {amount}.", amount=net))
     elif net < 0:
-        lines.append(f"You paid {-net}.")
+        lines.append(_(locale, "You paid {amount}.", amount=-net))
     else:
-        lines.append("You paid nothing and collected nothing.")
+        lines.append(_(locale, "You paid nothing and collected nothing."))
     total = sum(r.net[seat] for r in state.results if r.number <= deal)
-    lines.append(f"Your total: {total:+d}.")
+    lines.append(_(locale, "Your total: {total}.", total=f"{total:+d}"))
     last = state.results and state.results[-1].number == deal
     if state.phase == GAME_OVER and last:
         order = standings(table)
         place = next((i for i, (name, _) in enumerate(order, 1) if name == names[seat]), None)
         if place is not None:
             lines.append(
-                f"**The game is over:** you finished {place_words(place)} of {len(order)}."
+                _(
+                    locale,
+                    "**The game is over:** you finished {place} of {players}.",
+                    place=place_words(place, locale),
+                    players=len(order),
+                )
             )
     elif next_at is not None and last:
-        lines.append(f"The next hand is dealt <t:{math.ceil(next_at)}:R>.")
+        when = f"<t:{math.ceil(next_at)}:R>"
+        lines.append(_(locale, "The next hand is dealt {when}.", when=when))
     return "\n".join(lines)
 
 
@@ -149,51 +170,72 @@ def seat_content(
     *,
     next_at: float | None = None,
     note: str = "",
+    locale: str = FALLBACK,
 ) -> SeatContent:
-    """The DM (or private hand) of ``seat`` now."""
+    """The DM (or private hand) of ``seat`` now, in ``locale`` (the member's language)."""
     state = table.state
     assert state is not None
     seen = seat_view(table, seat)
     player = table.player_at(seat)
-    wind = WIND_NAMES[seen.seats[seat].wind]
-    header = f"**Table {table.id}** · {table.ruleset} · hand {state.deal} · you are {wind}"
-    wall = f"Wall: {seen.wall_remaining}"
+    wind = wind_words(locale, seen.seats[seat].wind)
+    header = _(
+        locale,
+        "**Table {table}** · {ruleset} · hand {deal} · you are {wind}",
+        table=table.id,
+        ruleset=table.ruleset,
+        deal=state.deal,
+        wind=wind,
+    )
+    wall = _(locale, "Wall: {tiles}", tiles=seen.wall_remaining)
     names = names_of(table)
     hints = _hints(table, seen)
     marks = frozenset(hints.ready_discards) if hints else frozenset()
-    picture = seat_picture(seen, seat, names, marks)
+    picture = seat_picture(seen, seat, names, marks, locale)
     if state.phase in (HAND_OVER, GAME_OVER):
-        text = header + "\n" + finished_text(table, seat, state.deal, next_at=next_at, note=note)
+        text = (
+            header
+            + "\n"
+            + finished_text(table, seat, state.deal, next_at=next_at, note=note, locale=locale)
+        )
         return SeatContent(text, "", None, picture, state.deal, finished=True)
     away = bool(player and player.away)
     legal = [] if player is None or away else service.legal_for(table, seat)
-    status = describe_legal(legal)
+    status = describe_legal(legal, locale)
     prompt = None
     if away:
-        body = "A computer player is keeping your seat warm. Take it back when you are ready."
+        body = _(
+            locale,
+            "A computer player is keeping your seat warm. Take it back when you are ready.",
+        )
     elif status:
         deadline = service.deadline(table, seat)
         # Discord shows <t:...:R> as a live countdown in each reader's client; the timer
         # itself runs out at the same moment.
-        timer = f" Time runs out <t:{math.ceil(deadline)}:R>." if deadline else ""
+        when = f"<t:{math.ceil(deadline)}:R>" if deadline else ""
+        timer = " " + _(locale, "Time runs out {when}.", when=when) if deadline else ""
         if seen.phase == "claim" and seen.last_discard is not None:
             who, tile = seen.last_discard
             shown = emojis.get(tile)
             picture_of = f"{shown} " if shown is not None else ""
-            body = (
-                f"**{names[who]} discarded {picture_of}{tile_name(tile)}.** "
-                f"You may {status}.{timer}"
+            body = _(
+                locale,
+                "**{name} discarded {tile}.** You may {choices}.",
+                name=names[who],
+                tile=f"{picture_of}{tile_words(locale, tile)}",
+                choices=status,
             )
+            body += timer
             prompt = "claim"
         else:
-            body = f"**Your turn:** {status}.{timer}"
+            body = _(locale, "**Your turn:** {choices}.", choices=status) + timer
             prompt = "turn"
     else:
-        body = "Waiting for the other players."
+        body = _(locale, "Waiting for the other players.")
     if note and not prompt:
         body = f"{note}\n{body}"
     if hints and not away:
-        body += "\n" + "\n".join(f"{HINT_MARK}{line}" for line in hints.lines)
+        mark = "-# " + _(locale, "Hint:") + " "
+        body += "\n" + "\n".join(f"{mark}{line}" for line in hints.lines)
     controls = move_controls(
         table.id,
         table.controls_move,
@@ -202,6 +244,7 @@ def seat_content(
         away=away,
         drawn=seen.seats[seat].drawn,
         concealed=tuple(seen.seats[seat].concealed or ()),
+        locale=locale,
     )
     prompt_id = (state.deal, table.controls_move) if prompt else None
     return SeatContent(f"{header}\n{body}", wall, controls, picture, state.deal, prompt, prompt_id)

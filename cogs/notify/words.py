@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.rules.tiles import WIND_NAMES, tile_name
+from bot.i18n import FALLBACK, N_, _
+from bot.i18n.tiles import tile_words, wind_words
 from bot.service.privacy import names_of
 
 if TYPE_CHECKING:
@@ -18,58 +19,79 @@ if TYPE_CHECKING:
 HASH_SHOWN = 12  # hex digits of the wall seed's SHA-256 on the table; /mahjong verify has all
 
 
-def option_words(name: str, value: Any) -> str:
+def option_words(name: str, value: Any, locale: str = FALLBACK) -> str:
     """One table option as people say it: ``limit=None`` is "no limit", ``flowers=False``
-    "no flowers", ``mahjong_bonus=20`` "mahjong bonus 20"."""
+    "no flowers", ``mahjong_bonus=20`` "mahjong bonus 20" (the option's own name, which
+    /rules options explains, stays as the code spells it in every language)."""
     words = name.replace("_", " ")
-    if value is None:
-        return f"no {words}"
+    if value is None or value is False:
+        return _(locale, "no {option}", option=words)
     if value is True:
         return words
-    if value is False:
-        return f"no {words}"
     return f"{words} {value}"
 
 
-def options_in_words(options: dict[str, Any]) -> str:
-    return ", ".join(option_words(k, v) for k, v in options.items()) or "the rule set's defaults"
+def options_in_words(options: dict[str, Any], locale: str = FALLBACK) -> str:
+    said = [option_words(k, v, locale) for k, v in options.items()]
+    return _(locale, ", ").join(said) or _(locale, "the rule set's defaults")
 
 
-def length_words(table: LiveTable) -> str:
+def length_words(table: LiveTable, locale: str = FALLBACK) -> str:
     if table.hands:
-        return f"{table.hands} hands" if table.hands != 1 else "one hand"
+        if table.hands == 1:
+            return _(locale, "one hand")
+        return _(locale, "{hands} hands", hands=table.hands)
     if table.sets and table.sets > 1:
-        return f"{table.sets} sets (four rounds each)"
-    return "one set (four rounds)"
+        return _(locale, "{sets} sets (four rounds each)", sets=table.sets)
+    return _(locale, "one set (four rounds)")
 
 
-def pace_words(table: LiveTable) -> str:
-    timer = f"{table.turn_seconds} s a turn" if table.turn_seconds else "no turn timer"
-    return f"{timer}, {table.claim_seconds} s to claim; {length_words(table)}"
-
-
-def lobby_embed(table: LiveTable) -> discord.Embed:
-    seats = "\n".join(
-        f"{i + 1}. {p.name}{' (computer)' if p.computer else ''}"
-        for i, p in enumerate(table.players)
+def pace_words(table: LiveTable, locale: str = FALLBACK) -> str:
+    if table.turn_seconds:
+        timer = _(locale, "{seconds} s a turn", seconds=table.turn_seconds)
+    else:
+        timer = _(locale, "no turn timer")
+    return _(
+        locale,
+        "{timer}, {seconds} s to claim; {length}",
+        timer=timer,
+        seconds=table.claim_seconds,
+        length=length_words(table, locale),
     )
-    status = {
-        "lobby": "Join, add computer players, and the host starts the game.",
-        "cancelled": "This table was cancelled.",
-    }.get(table.status, "")
+
+
+LOBBY_STATUS = {
+    "lobby": N_("Join, add computer players, and the host starts the game."),
+    "cancelled": N_("This table was cancelled."),
+}
+
+
+def lobby_embed(table: LiveTable, locale: str = FALLBACK) -> discord.Embed:
+    """The lobby, in the server's language (a public message)."""
+    computer = _(locale, " (computer)")
+    seats = "\n".join(
+        f"{i + 1}. {p.name}{computer if p.computer else ''}" for i, p in enumerate(table.players)
+    )
+    status = LOBBY_STATUS.get(table.status)
+    status = _(locale, status) if status else ""
     expires = getattr(table, "lobby_expires_at", None)
     if table.status == "lobby" and expires:
-        status += f" It expires <t:{int(expires)}:R> unless started."
+        when = f"<t:{int(expires)}:R>"
+        status += " " + _(locale, "It expires {when} unless started.", when=when)
     embed = discord.Embed(
-        title=f"Mahjong table: {table.ruleset}",
-        description=f"{status}\n\n{seats or 'No one yet.'}",
+        title=_(locale, "Mahjong table: {ruleset}", ruleset=table.ruleset),
+        description=f"{status}\n\n{seats or _(locale, 'No one yet.')}",
         colour=discord.Colour.dark_green(),
     )
-    embed.add_field(name="Options", value=options_in_words(table.options)[:1024], inline=False)
-    embed.add_field(name="Pace", value=pace_words(table))
+    embed.add_field(
+        name=_(locale, "Options"),
+        value=options_in_words(table.options, locale)[:1024],
+        inline=False,
+    )
+    embed.add_field(name=_(locale, "Pace"), value=pace_words(table, locale))
     if not getattr(table, "hints", True):
-        embed.add_field(name="Hints", value="off (a competitive table)")
-    embed.set_footer(text=f"Table {table.id}")
+        embed.add_field(name=_(locale, "Hints"), value=_(locale, "off (a competitive table)"))
+    embed.set_footer(text=_(locale, "Table {table}", table=table.id))
     return embed
 
 
@@ -77,57 +99,78 @@ def short_hash(seed_hash: str) -> str:
     return seed_hash[:HASH_SHOWN]
 
 
-def table_embed(table: LiveTable, log_lines: list[str]) -> discord.Embed:
+def table_embed(table: LiveTable, log_lines: list[str], locale: str = FALLBACK) -> discord.Embed:
     state = table.state
     assert state is not None
-    wind = WIND_NAMES[state.round_wind]
     embed = discord.Embed(
-        title=f"{table.ruleset}: {wind} round, hand {state.deal}",
-        description="\n".join(log_lines) or "The game begins.",
+        title=_(
+            locale,
+            "{ruleset}: {wind} round, hand {deal}",
+            ruleset=table.ruleset,
+            wind=wind_words(locale, state.round_wind),
+            deal=state.deal,
+        ),
+        description="\n".join(log_lines) or _(locale, "The game begins."),
         colour=discord.Colour.dark_green(),
     )
     embed.set_image(url="attachment://table.png")
     embed.set_footer(
-        text=f"Table {table.id} · wall {short_hash(state.seed_hash)} (/mahjong verify)"
+        text=_(
+            locale,
+            "Table {table} · wall {hash} (/mahjong verify)",
+            table=table.id,
+            hash=short_hash(state.seed_hash),
+        )
     )
     return embed
 
 
-def result_title(result: HandResult, names: tuple[str, ...]) -> str:
+def result_title(result: HandResult, names: tuple[str, ...], locale: str = FALLBACK) -> str:
     if result.winner is not None:
-        return f"{names[result.winner]} wins"
+        return _(locale, "{name} wins", name=names[result.winner])
     if result.kind == "washing":
-        return "the tiles are washed"
-    return "drawn hand"
+        return _(locale, "the tiles are washed")
+    return _(locale, "drawn hand")
 
 
-def win_words(result: HandResult, names: tuple[str, ...]) -> str:
+def win_words(result: HandResult, names: tuple[str, ...], locale: str = FALLBACK) -> str:
     """Who won with what, in one sentence, from the revealed result."""
     if result.winner is None:
         if result.kind == "washing":
-            return "The tiles were washed: nobody won."
-        return "Nobody went out: a drawn hand."
+            return _(locale, "The tiles were washed: nobody won.")
+        return _(locale, "Nobody went out: a drawn hand.")
     who = names[result.winner]
-    how = ""
-    if result.win is not None and result.win.tile is not None:
-        tile = tile_name(result.win.tile)
-        if result.discarder is not None and result.discarder != result.winner:
-            how = f" on {names[result.discarder]}'s {tile}"
-        else:
-            how = f", drawing {tile}"
     score = result.scores[result.winner]
     worth = ""
     if score is not None:
         lines = [line.name for line in score.lines if line.doubles or line.points >= 10]
         named = f" ({', '.join(lines[:3])})" if lines else ""
-        worth = f" for {score.limit_hand or f'{score.total} points'}{named}"
-    return f"{who} won{how}{worth}."
+        points = _(locale, "{points} points", points=score.total)
+        worth = _(locale, " for {worth}", worth=f"{score.limit_hand or points}{named}")
+    if result.win is not None and result.win.tile is not None:
+        tile = tile_words(locale, result.win.tile)
+        if result.discarder is not None and result.discarder != result.winner:
+            return _(
+                locale,
+                "{name} won on {discarder}'s {tile}{worth}.",
+                name=who,
+                discarder=names[result.discarder],
+                tile=tile,
+                worth=worth,
+            )
+        return _(locale, "{name} won, drawing {tile}{worth}.", name=who, tile=tile, worth=worth)
+    return _(locale, "{name} won{worth}.", name=who, worth=worth)
 
 
-def reveal_embed(table: LiveTable, result: HandResult) -> discord.Embed:
+def reveal_embed(table: LiveTable, result: HandResult, locale: str = FALLBACK) -> discord.Embed:
     names = names_of(table)
     embed = discord.Embed(
-        title=f"Hand {result.number}: {result_title(result, names)}",
+        title=_(
+            locale,
+            "Hand {number}: {what}",
+            number=result.number,
+            what=result_title(result, names, locale),
+        ),
         colour=discord.Colour.gold(),
     )
     for seat, score in enumerate(result.scores):
@@ -138,25 +181,48 @@ def reveal_embed(table: LiveTable, result: HandResult) -> discord.Embed:
             for line in score.lines[:12]
         ]
         if len(score.lines) > 12:  # the card above shows them all
-            lines.append(f"... {len(score.lines) - 12} more on the card")
+            more = len(score.lines) - 12
+            lines.append(_(locale, "... {more} more on the card", more=more))
         value = "\n".join(lines) + f"\n**{score.total}**" if lines else "0"
         embed.add_field(name=names[seat], value=value[:1024], inline=True)
-    paid = "\n".join(f"{names[p.payer]} pays {names[p.payee]} {p.amount}" for p in result.payments)
-    embed.add_field(name="Payments", value=paid[:1024] or "No payments.", inline=False)
-    house = house_rules_words(getattr(result, "house_rules", ()))
+    paid = "\n".join(
+        _(
+            locale,
+            "{payer} pays {payee} {amount}",
+            payer=names[p.payer],
+            payee=names[p.payee],
+            amount=p.amount,
+        )
+        for p in result.payments
+    )
+    embed.add_field(
+        name=_(locale, "Payments"), value=paid[:1024] or _(locale, "No payments."), inline=False
+    )
+    house = house_rules_words(getattr(result, "house_rules", ()), locale)
     if house:
-        embed.add_field(name="House rules", value=house, inline=False)
+        embed.add_field(name=_(locale, "House rules"), value=house, inline=False)
     embed.set_image(url="attachment://reveal.png")
-    embed.set_footer(text=f"Wall seed {result.seed} (SHA-256 {short_hash(result.seed_hash)}…)")
+    embed.set_footer(
+        text=_(
+            locale,
+            "Wall seed {seed} (SHA-256 {hash}…)",
+            seed=result.seed,
+            hash=short_hash(result.seed_hash),
+        )
+    )
     return embed
 
 
-def house_rules_words(house: tuple[str, ...]) -> str:
+def house_rules_words(house: tuple[str, ...], locale: str = FALLBACK) -> str:
     """The house rules (bot/rules/house_rules.py) that changed a hand, said so; empty if none."""
     if not house:
         return ""
     named = ", ".join(f"`{h}`" for h in house)
-    return f"{named} changed this hand (the texts' reading scores it otherwise: /rules options)."
+    return _(
+        locale,
+        "{rules} changed this hand (the texts' reading scores it otherwise: /rules options).",
+        rules=named,
+    )
 
 
 def standings(table: LiveTable) -> list[tuple[str, int]]:
@@ -169,21 +235,23 @@ def standings(table: LiveTable) -> list[tuple[str, int]]:
     return [(names[s], state.net[s]) for s in order]
 
 
-def standings_embed(table: LiveTable) -> discord.Embed:
+def standings_embed(table: LiveTable, locale: str = FALLBACK) -> discord.Embed:
     lines = [f"{rank}. {name}: {net:+d}" for rank, (name, net) in enumerate(standings(table), 1)]
     embed = discord.Embed(
-        title="Final standings",
-        description="\n".join(lines) or "The table closed before any hand was played.",
+        title=_(locale, "Final standings"),
+        description="\n".join(lines) or _(locale, "The table closed before any hand was played."),
         colour=discord.Colour.blue(),
     )
-    rated = rating_lines(table)
+    rated = rating_lines(table, locale)
     if rated:
-        embed.add_field(name="Ratings", value="\n".join(rated)[:1024], inline=False)
-    embed.set_footer(text=f"Table {table.id}; chips are in the server's ledger (/chips).")
+        embed.add_field(name=_(locale, "Ratings"), value="\n".join(rated)[:1024], inline=False)
+    embed.set_footer(
+        text=_(locale, "Table {table}; chips are in the server's ledger (/chips).", table=table.id)
+    )
     return embed
 
 
-def rating_lines(table: LiveTable) -> list[str]:
+def rating_lines(table: LiveTable, locale: str = FALLBACK) -> list[str]:
     """Each member's rating after the game and its change (bot/service/ratings.py), in the
     standings' order; computer players have none."""
     changes = getattr(table, "rating_changes", None) or {}
@@ -197,7 +265,7 @@ def rating_lines(table: LiveTable) -> list[str]:
 
     out = []
     for change in sorted(changes.values(), key=where):
-        note = " (provisional)" if change.provisional else ""
+        note = _(locale, " (provisional)") if change.provisional else ""
         name = names.get(change.user_id) or f"<@{change.user_id}>"
         out.append(f"{name}: {change.after:,} ({change.delta:+d}){note}")
     return out
@@ -207,8 +275,11 @@ def standings_line(table: LiveTable) -> str:
     return ", ".join(f"{name} {net:+d}" for name, net in standings(table)) or "no hand played"
 
 
-def place_words(place: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+PLACES = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd"), 4: N_("4th")}
+
+
+def place_words(place: int, locale: str = FALLBACK) -> str:
+    return _(locale, PLACES[place]) if place in PLACES else f"{place}th"
 
 
 def summary_line(table: LiveTable, link: str) -> str:
@@ -229,15 +300,27 @@ def summary_line(table: LiveTable, link: str) -> str:
     return f"**Table {table.id}** ({table.ruleset}): {table.status}{where}."
 
 
-def table_alt_text(view: Any, names: tuple[str, ...]) -> str:
+def table_alt_text(view: Any, names: tuple[str, ...], locale: str = FALLBACK) -> str:
     """The table image described in words, from the public view only."""
     parts = []
     for s in view.seats:
         if not s.occupied:
             continue
-        wind = WIND_NAMES[s.wind]
         parts.append(
-            f"{wind} {names[s.seat]}: {s.concealed_count} tiles in hand, {len(s.melds)} sets "
-            f"shown, {len(s.discards)} discards"
+            _(
+                locale,
+                "{wind} {name}: {tiles} tiles in hand, {sets} sets shown, {discards} discards",
+                wind=wind_words(locale, s.wind),
+                name=names[s.seat],
+                tiles=s.concealed_count,
+                sets=len(s.melds),
+                discards=len(s.discards),
+            )
         )
-    return ("Table: " + "; ".join(parts) + f"; {view.wall_remaining} tiles in the wall.")[:1000]
+    text = _(
+        locale,
+        "Table: {seats}; {wall} tiles in the wall.",
+        seats="; ".join(parts),
+        wall=view.wall_remaining,
+    )
+    return text[:1000]
