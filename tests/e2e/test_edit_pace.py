@@ -51,8 +51,11 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         for v in m.history
         if v.replaced_by_interaction_id is None
     )
-    assert len(sends) > 3 and own_edits
     both = sorted(sends + own_edits)  # one bucket on Discord: creates and edits together
+    # Enough for at least one window to check. How they split between new messages and
+    # edits depends on timing: a click's answer may already carry the next turn (computers
+    # move at once here), and that is an edit of the clicked message, not a new one.
+    assert len(both) > 5, (len(sends), len(own_edits))
     for times, what in ((both, "new DM messages or edits"),):
         for i in range(len(times) - 5):
             window = (times[i + 5] - times[i]).total_seconds()
