@@ -22,7 +22,7 @@ from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung
 from bot.service.hints import seat_hints
 from bot.service.privacy import names_of, seat_view
 from cogs.controls import describe_legal, move_controls
-from cogs.notify.words import place_words, standings, win_words
+from cogs.notify.words import place_words, places, standings, win_words
 
 if TYPE_CHECKING:
     from bot.rules.game.state import HandResult
@@ -146,7 +146,10 @@ def finished_text(
     last = state.results and state.results[-1].number == deal
     if state.phase == GAME_OVER and last:
         order = standings(table)
-        place = next((i for i, (name, _) in enumerate(order, 1) if name == names[seat]), None)
+        place = next(
+            (p for p, (name, _) in zip(places(order), order, strict=True) if name == names[seat]),
+            None,
+        )
         if place is not None:
             lines.append(
                 _(

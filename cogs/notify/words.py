@@ -226,17 +226,28 @@ def house_rules_words(house: tuple[str, ...], locale: str = FALLBACK) -> str:
 
 
 def standings(table: LiveTable) -> list[tuple[str, int]]:
-    """(name, net) from first to last place (nothing when no hand was dealt)."""
+    """(name, net) from first to last place (nothing when no hand was finished)."""
     state = table.state
-    if state is None:
+    if state is None or not state.results:
         return []
     names = names_of(table)
     order = sorted((s for s in range(4) if names[s]), key=lambda s: state.net[s], reverse=True)
     return [(names[s], state.net[s]) for s in order]
 
 
+def places(order: list[tuple[str, int]]) -> list[int]:
+    """The place of each of ``standings``: equal chips share the better place (1, 2, 2, 4),
+    as the ratings read a finish (bot/service/ratings.py ``places``)."""
+    nets = [net for _, net in order]
+    return [1 + sum(1 for other in nets if other > net) for net in nets]
+
+
 def standings_embed(table: LiveTable, locale: str = FALLBACK) -> discord.Embed:
-    lines = [f"{rank}. {name}: {net:+d}" for rank, (name, net) in enumerate(standings(table), 1)]
+    order = standings(table)
+    lines = [
+        f"{place}. {name}: {net:+d}"
+        for place, (name, net) in zip(places(order), order, strict=True)
+    ]
     embed = discord.Embed(
         title=_(locale, "Final standings"),
         description="\n".join(lines) or _(locale, "The table closed before any hand was played."),

@@ -77,3 +77,34 @@ async def test_ended_by_the_host_is_rated_and_a_lobby_is_not() -> None:
     await service.start_game(table.id, ALICE, can_manage=False)
     await service.end(table.id, ALICE, can_manage=False)
     assert service.ratings.asked == [table.id]
+
+
+async def test_equal_chips_share_a_place_in_the_standings_as_in_the_ratings() -> None:
+    """The standings numbered a tie 1, 2 (and the DM said '2nd of 4') while the ratings
+    under them read it as a shared place; a table ended before any hand finished listed
+    everyone at +0 in an arbitrary order, ranked 1 to 4."""
+    import dataclasses
+
+    from cogs.notify.words import standings_line
+
+    service = make_service()
+    table = await open_table(service, computers=2, hands=4)
+    await service.join(table.id, BOB, "bob")
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await service.end(table.id, ALICE, can_manage=False)
+    closed = standings_embed(table).description
+    assert closed == "The table closed before any hand was played."
+    assert standings_line(table) == "no hand played"
+
+    played = await open_table(service, computers=2, hands=1, channel_id=11)
+    await service.join(played.id, BOB, "bob")
+    await service.start_game(played.id, ALICE, can_manage=False)
+    await play_members(service, played, ALICE, BOB)
+    names = {p.user_id: p.name for p in played.players}
+    alice, bob = played.seat_of_user(ALICE), played.seat_of_user(BOB)
+    net = [-10] * 4
+    net[alice], net[bob] = 15, 15
+    played.state = dataclasses.replace(played.state, net=tuple(net))
+    lines = standings_embed(played).description.splitlines()
+    assert sorted(lines[:2]) == [f"1. {names[ALICE]}: +15", f"1. {names[BOB]}: +15"]
+    assert [line.split(".")[0] for line in lines[2:]] == ["3", "3"]
