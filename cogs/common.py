@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 import discord
 from discord import app_commands
 
+from bot.i18n import _
 from bot.rules.options import OptionError
 from bot.rules.rulesets import HandError
 from bot.rules.table_score import RequestError
@@ -56,8 +57,9 @@ def user_text(text: str) -> str:
 
 
 async def reply_error(interaction: discord.Interaction, text: str) -> None:
-    """A short private answer that changes nothing (a follow-up if already answered)."""
-    text = user_text(text)
+    """A short private answer that changes nothing (a follow-up if already answered), in
+    the member's language when the refusal is in the catalogue."""
+    text = user_text(_(getattr(interaction, "locale", None), text))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

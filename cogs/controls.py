@@ -198,7 +198,7 @@ def _move_button(
     )
 
 
-DRAWN_LABEL = "Discard the drawn tile"
+DRAWN_LABEL = N_("Discard the drawn tile")
 
 
 def move_controls(

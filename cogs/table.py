@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import N_, _, guild_locale
 from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
 from bot.service.guild_settings import SettingsError
@@ -27,7 +28,9 @@ RULE_CHOICES = [app_commands.Choice(name=name, value=name) for name in RULESETS]
 
 
 async def _refuse(interaction: discord.Interaction, text: str) -> None:
-    """A short private answer that changes nothing."""
+    """A short private answer that changes nothing, in the member's language (a refusal
+    marked for the catalogue is translated; one built with numbers in it stays English)."""
+    text = _(interaction.locale, text)
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True)
     else:
@@ -151,7 +154,8 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             sets=sets,
         )
         await interaction.response.send_message(
-            embed=self.notifier.lobby_embed(table), view=controls.lobby_view(table.id)
+            embed=self.notifier.lobby_embed(table),
+            view=controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id)),
         )
         message = await interaction.original_response()
         table.message_id = message.id
@@ -163,7 +167,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             mine = self.service.tables_of_user(interaction.user.id)
             if len(mine) == 1:
                 return mine[0]
-            raise TableError("There is no table in this channel.")
+            raise TableError(N_("There is no table in this channel."))
         return table
 
     @app_commands.command(name="hand", description="Show your hand and controls (privately)")
@@ -174,15 +178,17 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def _show_hand(self, interaction: discord.Interaction, table: LiveTable) -> None:
         seat = table.seat_of_user(interaction.user.id)
         if table.state is None or seat is None:
-            raise TableError("You are not playing at this table.")
+            raise TableError(N_("You are not playing at this table."))
         await self.notifier.show_hand(interaction, table, seat)
 
     @app_commands.command(name="table", description="Post the table image again")
     async def table(self, interaction: discord.Interaction) -> None:
         table = self._table_here(interaction)
         if table.state is None:
-            raise TableError("The game has not started yet.")
-        await interaction.response.send_message("Here is the table.", ephemeral=True)
+            raise TableError(N_("The game has not started yet."))
+        await interaction.response.send_message(
+            _(interaction.locale, "Here is the table."), ephemeral=True
+        )
         await self.notifier.repost_table(table)
 
     @app_commands.command(name="leave", description="Give your seat to a computer player")
@@ -263,7 +269,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         if channels != list(current.allowed_channels):
             changes["allowed_channels"] = channels
         if changes and not _can_manage(interaction):
-            raise TableError("Changing the server's mahjong settings needs Manage Server.")
+            raise TableError(N_("Changing the server's mahjong settings needs Manage Server."))
         settings = await service.update(interaction.guild_id, **changes) if changes else current
         await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
 
@@ -299,13 +305,17 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     ) -> None:
         table = self.service.get(table_id)
         if table.status != "lobby":
-            raise TableError("This table is not in its lobby any more.")
+            raise TableError(N_("This table is not in its lobby any more."))
         if table.host_id != interaction.user.id and not _can_manage(interaction):
-            raise TableError("Only the host (or someone with Manage Server) can cancel the table.")
+            raise TableError(
+                N_("Only the host (or someone with Manage Server) can cancel the table.")
+            )
         self.notifier.ask_cancel(table, asked)
         await interaction.response.edit_message(
             embed=self.notifier.lobby_embed(table),
-            view=controls.lobby_view(table_id, confirm_cancel=asked),
+            view=controls.lobby_view(
+                table_id, confirm_cancel=asked, locale=guild_locale(self.bot, table.guild_id)
+            ),
         )
 
     async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
@@ -350,7 +360,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             elif verb == "again":
                 rematch = getattr(self.service, "rematch", None)
                 if rematch is None:
-                    raise TableError("Play again is not available yet; use /mahjong new.")
+                    raise TableError(N_("Play again is not available yet; use /mahjong new."))
                 await rematch(table_id, interaction.user.id)
                 await interaction.response.defer()
             else:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.i18n import guild_locale
 from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.controls import lobby_view, table_view
@@ -151,6 +152,10 @@ class TableChannel:
     def resumed(self, table: LiveTable) -> None:
         self._lost.discard(table.id)
 
+    def locale(self, table: LiveTable) -> str:
+        """The server's language: everything in a table's channel is public."""
+        return guild_locale(self.bot, table.guild_id)
+
     # -- MESSAGE_CREATE ------------------------------------------------------------------------
     def message_created(self, table: LiveTable, message: discord.Message) -> None:
         if message.id == table.message_id or message.id in self._own:
@@ -171,11 +176,12 @@ class TableChannel:
         if message_id is None:
             return
         if table.status == "lobby" or (table.status == "cancelled" and table.state is None):
-            embed = lobby_embed(table)
+            embed = lobby_embed(table, self.locale(table))
             view = lobby_view(
                 table.id,
                 closed=table.status != "lobby",
                 confirm_cancel=table.id in self._cancel_asked,
+                locale=self.locale(table),
             )
             await self._edit_summary(table, channel_id, message_id, embed=embed, view=view)
         else:
@@ -218,8 +224,10 @@ class TableChannel:
     def table_picture(self, table: LiveTable) -> Picture:
         view = public_view(table)
         names = names_of(table)
-        key = ("table", view)
-        return Picture("table", (view, names), {}, key, "table.png", table_alt_text(view, names))
+        locale = self.locale(table)
+        key = ("table", view, locale)
+        alt = table_alt_text(view, names, locale)
+        return Picture("table", (view, names), {}, key, "table.png", alt)
 
     async def draw_table(self, table: LiveTable) -> None:
         """Draw the table's picture into the cache (``update_table`` then finds it drawn)."""
@@ -232,9 +240,10 @@ class TableChannel:
         if state is None or self.silent(table):
             return
         picture = self.table_picture(table)
-        embed = table_embed(table, list(self.logs.get(table.id, ())))
+        locale = self.locale(table)
+        embed = table_embed(table, list(self.logs.get(table.id, ())), locale)
         again = table.status == "finished"
-        view = None if again else table_view(table.id)
+        view = None if again else table_view(table.id, locale=locale)
         shown = (embed.to_dict(), picture.key, _view_key(view))
         below = self._below.get(table.id, 0)
         repost = force_repost or (
@@ -339,13 +348,14 @@ class TableChannel:
         file = discord.File(
             io.BytesIO(png), "reveal.png", description=f"All hands of hand {result.number}"
         )
-        await self.post(table, embed=reveal_embed(table, result), file=file)
+        await self.post(table, embed=reveal_embed(table, result, self.locale(table)), file=file)
 
     async def post_standings(self, table: LiveTable) -> None:
         again = getattr(self.service, "rematch", None) is not None and table.state is not None
-        kwargs: dict[str, Any] = {"embed": standings_embed(table)}
+        locale = self.locale(table)
+        kwargs: dict[str, Any] = {"embed": standings_embed(table, locale)}
         if again:
-            kwargs["view"] = table_view(table.id, again=True)
+            kwargs["view"] = table_view(table.id, again=True, locale=locale)
         await self.post(table, **kwargs)
 
     def release(self, table_id: int) -> None:

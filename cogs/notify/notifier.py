@@ -19,6 +19,7 @@ import aiohttp
 import discord
 
 from bot.drawing import Drawing
+from bot.i18n import N_, _
 from bot.rules.game.actions import CLAIMED, WON
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
@@ -43,6 +44,9 @@ def _claim_word(text: str) -> str:
         if f" {verb} " in f" {text} ":
             return word
     return "claim"
+
+
+CLAIM_NAMES = (N_("claim"), N_("Chow"), N_("Pung"), N_("Kong"), N_("Mah-Jongg"))  # catalogued
 
 
 class DiscordTableNotifier:
@@ -235,13 +239,20 @@ class DiscordTableNotifier:
         from bot.service.privacy import names_of
 
         name = names_of(table)[by_seat]
-        self.dms.notes[(table.id, seat)] = f"Your {mine} lost to {name}'s {what}."
+        locale = self.dms.locale(table, seat)
+        self.dms.notes[(table.id, seat)] = _(
+            locale,
+            "Your {mine} lost to {name}'s {what}.",
+            mine=_(locale, mine),
+            name=name,
+            what=_(locale, what),
+        )
         self.dms.changed(table, seat)
         self.private.changed(table, seat)
 
     # -- the cog's calls -----------------------------------------------------------------------
     def lobby_embed(self, table: LiveTable) -> discord.Embed:
-        return lobby_embed(table)
+        return lobby_embed(table, self.channel.locale(table))
 
     def ask_cancel(self, table: LiveTable, asked: bool) -> None:
         self.channel.ask_cancel(table, asked)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.i18n import N_
 from bot.rules.game import (
     Action,
     Chow,
@@ -40,7 +41,7 @@ def action_of(verb: str, arg: str | None, seat: int) -> Action:
         if verb == "kong":
             return Kong(seat, int(arg or ""))
     except ValueError:
-        raise TableError("That control is damaged; use /mahjong hand for fresh ones.") from None
+        raise TableError(N_("That control is damaged; use /mahjong hand for fresh ones.")) from None
     simple: dict[str, Callable[[int], Action]] = {
         "pung": Pung,
         "mahjong": MahJongg,
@@ -50,7 +51,7 @@ def action_of(verb: str, arg: str | None, seat: int) -> Action:
     }
     if verb in simple:
         return simple[verb](seat)
-    raise TableError("That control is not one of this table's.")
+    raise TableError(N_("That control is not one of this table's."))
 
 
 _VERBS: dict[type, str] = {

@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from bot.cluster.ownership import TableMoved
+from bot.i18n import N_
 from bot.service.tables.model import LiveTable, TableError
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.cluster")
 
-MOVED = (
+MOVED = N_(
     "This table has just moved to another of the bot's processes; press the button again in "
     "a few seconds."
 )

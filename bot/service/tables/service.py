@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, replace
 from typing import Any, TypeVar
 
+from bot.i18n import N_
 from bot.rules.game import GAME_OVER, Action, IllegalAction, apply, legal_actions
 from bot.rules.game.state import GameState
 from bot.rules.rulesets import get_ruleset
@@ -50,7 +51,7 @@ from bot.store.tables_repo import ChannelBusy, SeatRow
 log = logging.getLogger("bot.service.tables")
 T = TypeVar("T")
 
-CHANNEL_BUSY = (
+CHANNEL_BUSY = N_(
     "This channel already has a table. Finish it (or /mahjong end) first, or open one in "
     "another channel or thread."
 )
@@ -270,7 +271,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     def get(self, table_id: int) -> LiveTable:
         table = self._restored(table_id)
         if table is None:
-            raise TableError("That table is closed.")
+            raise TableError(N_("That table is closed."))
         return table
 
     def tables_of_user(self, user_id: int) -> list[LiveTable]:
@@ -335,13 +336,13 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         if not thread and self.in_channel(channel_id) is not None:
             raise TableError(CHANNEL_BUSY)
         if hands and sets:
-            raise TableError("Choose a number of hands or of sets, not both.")
+            raise TableError(N_("Choose a number of hands or of sets, not both."))
         chosen = dict(options)
         hints = _hints_option(chosen.pop("hints", True))
         rules = get_ruleset(ruleset)
         resolved = dict(rules.options(chosen))
         if not 0 <= computer_players <= 3:
-            raise TableError("computer_players is 0 to 3.")
+            raise TableError(N_("computer_players is 0 to 3."))
         await self._check_caps(guild_id, channel_id, host_id)
         table = LiveTable(
             id=0,
@@ -417,9 +418,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         never taken for someone who did not ask). The one who pressed is its host."""
         old = self.finished.get(table_id)
         if old is None:
-            raise TableError("That table is still open, or too old to play again.")
+            raise TableError(N_("That table is still open, or too old to play again."))
         if not any(p.user_id == user_id for p in old.players) and user_id != old.host_id:
-            raise TableError("Only the players of that table can start it again.")
+            raise TableError(N_("Only the players of that table can start it again."))
         name = next((p.name for p in old.players if p.user_id == user_id), "the host")
         home = old.home_channel_id
         options = dict(old.options)
@@ -452,7 +453,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     def _lobby(self, table_id: int) -> LiveTable:
         table = self.get(table_id)
         if table.status != "lobby":
-            raise TableError("This table has already started.")
+            raise TableError(N_("This table has already started."))
         return table
 
     @contextlib.asynccontextmanager
@@ -466,9 +467,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     async def join(self, table_id: int, user_id: int, name: str) -> LiveTable:
         async with self._in_lobby(table_id) as table:
             if table.is_seated(user_id):
-                raise TableError("You are already at this table.")
+                raise TableError(N_("You are already at this table."))
             if len(table.players) >= 4:
-                raise TableError("The table is full.")
+                raise TableError(N_("The table is full."))
             caps = await self.caps(table.guild_id)
             if len(self.tables_of_user(user_id)) >= caps["member"]:
                 raise TableError(
@@ -482,9 +483,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     async def unjoin(self, table_id: int, user_id: int) -> LiveTable:
         async with self._in_lobby(table_id) as table:
             if not table.is_seated(user_id):
-                raise TableError("You are not at this table.")
+                raise TableError(N_("You are not at this table."))
             if user_id == table.host_id:
-                raise TableError("The host cannot leave the lobby; press Cancel instead.")
+                raise TableError(N_("The host cannot leave the lobby; press Cancel instead."))
             await self._record(table, "unjoin", {"user_id": user_id})
             table.players = [p for p in table.players if p.user_id != user_id]
             await self._save_seats(table)
@@ -494,9 +495,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     async def add_computer(self, table_id: int, user_id: int) -> LiveTable:
         async with self._in_lobby(table_id) as table:
             if not table.is_seated(user_id):
-                raise TableError("Only players at the table can add a computer player.")
+                raise TableError(N_("Only players at the table can add a computer player."))
             if len(table.players) >= 4:
-                raise TableError("The table is full.")
+                raise TableError(N_("The table is full."))
             await self._add_computer(table)
         await self._lobby_changed(table)
         return table
@@ -504,9 +505,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     async def start_game(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
         async with self._in_lobby(table_id) as table:
             if user_id != table.host_id and not can_manage:
-                raise TableError("Only the host (or someone with Manage Server) can start.")
+                raise TableError(N_("Only the host (or someone with Manage Server) can start."))
             if len(table.players) < 2:
-                raise TableError("A table needs at least two players (add a computer player).")
+                raise TableError(N_("A table needs at least two players (add a computer player)."))
             seed = secrets.token_hex(16)
             table.seed = seed
             state = new_state(table)
@@ -522,7 +523,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     async def cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
         async with self._in_lobby(table_id) as table:
             if user_id != table.host_id and not can_manage:
-                raise TableError("Only the host (or someone with Manage Server) can cancel.")
+                raise TableError(N_("Only the host (or someone with Manage Server) can cancel."))
             await self._close(table, "cancelled")
         if self.notifier is not None:
             await self.notifier.lobby_changed(table)
@@ -572,7 +573,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
     def _playing(self, table_id: int) -> LiveTable:
         table = self.get(table_id)
         if table.status != "playing" or table.state is None:
-            raise TableError("This table is not playing.")
+            raise TableError(N_("This table is not playing."))
         return table
 
     async def act(self, table_id: int, user_id: int, verb: str, arg: str | None, move: int) -> str:
@@ -584,9 +585,11 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             assert table.state is not None
             seat = table.seat_of_user(user_id)
             if seat is None:
-                raise TableError("You are not seated at this table.")
+                raise TableError(N_("You are not seated at this table."))
             if move not in (table.state.move, table.controls_move):
-                raise TableError("Those controls are from an earlier move; use the newest ones.")
+                raise TableError(
+                    N_("Those controls are from an earlier move; use the newest ones.")
+                )
             if table.paused:
                 raise TableError(
                     "The table is paused: the bot is missing something it needs in the "
@@ -595,7 +598,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             player = table.player_at(seat)
             if player is not None and player.away:
                 raise TableError(
-                    "A computer player has your seat; press 'Take my seat back' first."
+                    N_("A computer player has your seat; press 'Take my seat back' first.")
                 )
             action = action_of(verb, arg, seat)
             text = await self._apply(table, action)
@@ -671,10 +674,10 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         async with table.lock:
             seat = table.seat_of_user(user_id)
             if seat is None:
-                raise TableError("You are not seated at this table.")
+                raise TableError(N_("You are not seated at this table."))
             player = table.player_at(seat)
             if player is None or not player.away:
-                raise TableError("Your seat is already yours.")
+                raise TableError(N_("Your seat is already yours."))
             await self._set_away(table, seat, False)
         self._kick(table)
 
@@ -684,7 +687,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         async with table.lock:
             seat = table.seat_of_user(user_id)
             if seat is None:
-                raise TableError("You are not seated at this table.")
+                raise TableError(N_("You are not seated at this table."))
             player = table.player_at(seat)
             assert player is not None and table.state is not None
             index = table.state.seating.seats[seat]
@@ -705,7 +708,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             # A second /mahjong end, or the game's own end, may have closed it meanwhile.
             self.get(table_id)
             if user_id != table.host_id and not can_manage:
-                raise TableError("Only the host (or someone with Manage Server) can end it.")
+                raise TableError(N_("Only the host (or someone with Manage Server) can end it."))
             was_lobby = table.status == "lobby"
             await self._close(table, "cancelled" if was_lobby else "finished", "ended by the host")
         if table.runner is not None and table.runner is not asyncio.current_task():
@@ -738,7 +741,7 @@ def _hints_option(value: Any) -> bool:
         return value
     word = str(value).strip().lower()
     if word not in HINT_WORDS:
-        raise TableError("hints is on or off.")
+        raise TableError(N_("hints is on or off."))
     return HINT_WORDS[word]
 
 
