@@ -92,7 +92,8 @@ def update(locale: str, messages: dict[str, Any], commands: set[tuple[str, str]]
         kept = old.get(message, context=context)
         new.add(message, kept.string if kept else "", context=context)
     with path.open("wb") as f:
-        write_po(f, new, width=100, omit_header=False, sort_output=False)
+        # No line numbers: they would change with every edit of the code around a message.
+        write_po(f, new, width=100, sort_output=False, include_lineno=False)
     return sum(1 for m in new if m.id and not m.string)
 
 
