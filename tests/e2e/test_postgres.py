@@ -12,7 +12,7 @@ import pytest
 
 from bot.app import MahjongBot
 from bot.config import Settings
-from tests.e2e.harness import fast, open_table, standings_posted, titles
+from tests.e2e.harness import FAST_TIME_SCALE, fast, open_table, standings_posted, titles
 from tests.e2e.players import SimPlayer, pause, play_all, resume
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -27,6 +27,9 @@ async def test_a_game_on_postgresql_survives_a_restart(
 ) -> None:
     w = discord_world
     bot = fast(await run_bot.start(new_bot(postgres_url)))
+    # The fake's rate-limit windows at fast()'s time scale, as start_bot sets them: at
+    # Discord's real windows this game took 90 s instead of 20.
+    run_bot.server.rate_limits.time_scale = FAST_TIME_SCALE
     opened = await open_table(w, w.alice, [w.bob, w.carol, w.dave], rules="pung-chow", hands=2)
     players = [SimPlayer(u, w.channel) for u in w.players]
     game = asyncio.create_task(
