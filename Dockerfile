@@ -13,9 +13,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # tini (Debian's) runs as PID 1: it passes docker stop's SIGTERM on to the bot, which then
 # closes its tables, gateway and database (Python as PID 1 would ignore it and be killed
-# after 10 s), and it reaps the drawing processes.
+# after 10 s), and it reaps the drawing processes. fonts-noto-cjk draws members' Chinese,
+# Japanese and Korean names on the pictures (the bot's own words need only its bundled
+# fonts; without this package such names fall back to "?" or "Seat N").
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends tini \
+    && apt-get install -y --no-install-recommends tini fonts-noto-cjk \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -20,14 +20,16 @@ from renderer.table_layout import hand_order
 from renderer.tile_art import BACK
 
 
-def render_table(view: TableView, names: Sequence[str], *, western_index: bool = True) -> bytes:
+def render_table(
+    view: TableView, names: Sequence[str], *, western_index: bool = True, locale: str = "en-US"
+) -> bytes:
     """The table image for the channel (``view.viewer`` None) or for one seat (then the
     same as :func:`render_seat_table` without marks).
 
     ``names`` is indexed by physical seat. The seats run down the image in play order, from
     physical seat 0 on a public image; a viewer's image ends with the viewer and their hand.
     """
-    return png_bytes(compose_table(view, names, western_index=western_index))
+    return png_bytes(compose_table(view, names, western_index=western_index, locale=locale))
 
 
 def render_seat_table(
@@ -36,6 +38,7 @@ def render_seat_table(
     *,
     marks: frozenset[int] = frozenset(),
     western_index: bool = True,
+    locale: str = "en-US",
 ) -> bytes:
     """The table from one seat, for its DM: everyone's sets and discards, whose turn, the
     latest discard drawn large, and the viewer's own hand large at the bottom in
@@ -43,7 +46,9 @@ def render_seat_table(
     all hand long. ``marks`` are tiles of the hand to point out (hints). Raises ValueError for
     a public view."""
     return png_bytes(
-        compose_seat_table(view, names, marks=frozenset(marks), western_index=western_index)
+        compose_seat_table(
+            view, names, marks=frozenset(marks), western_index=western_index, locale=locale
+        )
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw, ImageFont
 
-from renderer.fonts import font, latin_safe
+from renderer.fonts import drawable, face_for, font, like
 from renderer.style import Color
 from renderer.tile_cache import depth, face_height, tile_sprite
 
@@ -119,8 +119,10 @@ class Scene:
 
 
 def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
-    """``text`` cut with an ellipsis to fit ``max_width`` pixels."""
-    text = latin_safe(text)
+    """``text`` cut with an ellipsis to fit ``max_width`` pixels, measured in the face it is
+    drawn with (``fonts.like(f, text)``: Chinese text is drawn in the CJK face)."""
+    text = drawable(text)
+    f = like(f, text)
     if f.getlength(text) <= max_width:
         return text
     # The longest prefix that fits with the ellipsis, found by halving (a long line would
@@ -137,12 +139,12 @@ def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
 
 def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
     """Greedy word wrap into at most ``max_lines``; whatever does not fit is ellipsized."""
-    words = latin_safe(text).split()
+    words = drawable(text).split()
     lines: list[str] = []
     current = ""
     for i, word in enumerate(words):
         trial = f"{current} {word}".strip()
-        if f.getlength(trial) <= max_width or not current:
+        if like(f, trial).getlength(trial) <= max_width or not current:
             current = trial
             continue
         lines.append(current)
@@ -160,11 +162,10 @@ def fit_lines(
 ) -> tuple[ImageFont.FreeTypeFont, list[str]]:
     """The first of ``faces`` (font name, size) at which ``text`` wraps into the room
     without being cut; the last, cut with an ellipsis, if none does."""
-    clean = " ".join(latin_safe(text).split())
+    clean = " ".join(drawable(text).split())
     for name, size in faces:
-        f = font(name, size)
-        lines = wrap(clean, f, max_width, max_lines)
+        f = face_for(name, size, clean)
+        lines = wrap(clean, font(name, size), max_width, max_lines)
         if " ".join(lines) == clean:
             return f, lines
-    f = font(*faces[-1])
-    return f, wrap(clean, f, max_width, max_lines)
+    return face_for(*faces[-1], clean), wrap(clean, font(*faces[-1]), max_width, max_lines)

@@ -19,9 +19,9 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.score import Payment, Score, ScoreLine
 from renderer import style
-from renderer.fonts import BOLD, CJK, REGULAR, font
+from renderer.fonts import BOLD, CJK, REGULAR, font, latin_safe
 from renderer.glyphs import WIND_GLYPHS
-from renderer.layout import Frame, Placed, Scene, ellipsize, latin_safe
+from renderer.layout import Frame, Placed, Scene, ellipsize
 from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_items
 from renderer.tile_cache import depth
 

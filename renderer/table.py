@@ -18,12 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import FALLBACK, N_, _
+from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
 from renderer import style
-from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
+from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, drawable, font, like
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Rect, Scene, ellipsize, fit_lines
 from renderer.rows import concealed_tiles
@@ -42,7 +45,7 @@ from renderer.table_layout import (
 )
 from renderer.tile_cache import depth
 
-WIND_NAMES = ("East", "South", "West", "North")
+WIND_NAMES = (N_("East"), N_("South"), N_("West"), N_("North"))
 NAME_FACES = (
     (BOLD, 17),
     (BOLD, 16),
@@ -54,13 +57,18 @@ NAME_FACES = (
 TOP_LEFT = Frame(0, 0, (1, 0), (0, 1), 0)
 
 
-def _name(names: Sequence[str], seat: int) -> str:
-    """The seat's name as the fonts can draw it; "Seat N" when nothing of it can be drawn
-    (a name all in CJK or emoji would otherwise be a lone "?")."""
+def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
+    """The seat's name as the fonts can draw it (Chinese names too: renderer/fonts.py);
+    "Seat N" when nothing of it can be drawn (a name all in emoji would be a lone "?")."""
     name = names[seat].strip() if seat < len(names) and names[seat] else ""
-    if not any(ch.isalnum() for ch in latin_safe(name)):
-        return f"Seat {seat + 1}"
+    if not any(ch.isalnum() for ch in drawable(name)):
+        return _(locale, "Seat {number}", number=seat + 1)
     return name
+
+
+def _text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, f: Any, **kw: Any) -> None:
+    """Draw ``text`` in the face that holds it (the CJK face for Chinese words and names)."""
+    d.text(xy, text, font=like(f, text), **kw)
 
 
 def _to_play(view: TableView) -> int | None:
@@ -79,22 +87,22 @@ def _wind_badge(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, wind: in
     d.text((cx, cy + 1), WIND_GLYPHS[wind], font=font(CJK, int(r * 1.25)), fill=ink, anchor="mm")
 
 
-def _turn_text(view: TableView, names: Sequence[str]) -> tuple[str, str]:
+def _turn_text(view: TableView, names: Sequence[str], locale: str) -> tuple[str, str]:
     """What the table waits for, as a name (cut to fit if need be) and the words after it."""
     if view.phase == "game-over" or view.game_over:
-        return "", "Game over"
+        return "", _(locale, "Game over")
     if view.phase == "hand-over":
-        return "", "Hand over"
+        return "", _(locale, "Hand over")
     if view.phase == "claim":
         if view.viewer is not None and view.viewer in view.awaiting:
-            return "", "Your call: claim it or pass"
+            return "", _(locale, "Your call: claim it or pass")
         return "", ""
     seat = _to_play(view)
     if seat is None:
         return "", ""
     if seat == view.viewer:
-        return "", "Your turn"
-    return _name(names, seat), " to play"
+        return "", _(locale, "Your turn")
+    return _name(names, seat, locale), _(locale, " to play")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,20 +118,24 @@ class HeaderPicture:
     wall: int | None  # None: not shown (a seat's table)
     latest: tuple[float, float] | None  # where the latest discard goes
     who: str
+    in_the_wall: str = "in the wall"
 
 
-def _header_picture(view: TableView, names: Sequence[str], layout: TableLayout) -> HeaderPicture:
-    title = f"{WIND_NAMES[view.round_wind % 4]} round"
+def _header_picture(
+    view: TableView, names: Sequence[str], layout: TableLayout, locale: str
+) -> HeaderPicture:
+    wind = wind_words(locale, view.round_wind % 4)
+    title = _(locale, "{wind} round", wind=wind)
     if view.hand_number:
-        title += f" · hand {view.hand_number}"
-    turn, tail = _turn_text(view, names)
+        title += " · " + _(locale, "hand {number}", number=view.hand_number)
+    turn, tail = _turn_text(view, names, locale)
     latest = None
     who = ""
     if layout.latest is not None:
         box = next(t for t in layout.extra if t.role == "latest")
         latest = (box.x, box.y)
         seat = layout.latest[0]
-        who = "yours" if seat == view.viewer else _name(names, seat)
+        who = _(locale, "yours") if seat == view.viewer else _name(names, seat, locale)
     return HeaderPicture(
         view.round_wind % 4,
         title,
@@ -133,6 +145,7 @@ def _header_picture(view: TableView, names: Sequence[str], layout: TableLayout) 
         view.wall_remaining if view.viewer is None else None,
         latest,
         who,
+        _(locale, "in the wall"),
     )
 
 
@@ -147,40 +160,42 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
     if pic.latest is not None:
         right = pic.latest[0] - 16
     f = font(BOLD, 21)
-    d.text((x, 14), ellipsize(pic.title, f, right - x), font=f, fill=style.TEXT)
+    _text(d, (x, 14), ellipsize(pic.title, f, right - x), f, fill=style.TEXT)
     if pic.turn or pic.tail:
         f = font(BOLD, 19)
-        name = ellipsize(pic.turn, f, right - x - f.getlength(pic.tail)) if pic.turn else ""
-        d.text((x, 44), name + pic.tail, font=f, fill=style.GOLD)
+        tail = like(f, pic.tail).getlength(pic.tail)
+        name = ellipsize(pic.turn, f, right - x - tail) if pic.turn else ""
+        _text(d, (x, 44), name + pic.tail, f, fill=style.GOLD)
     if pic.action:
         f = font(REGULAR, 16)
         action = ellipsize(pic.action, f, right - MARGIN - 4)
-        d.text((MARGIN + 4, 82), action, font=f, fill=style.TEXT_DIM)
+        _text(d, (MARGIN + 4, 82), action, f, fill=style.TEXT_DIM)
     if pic.wall is not None:
         # The wall as a number: the ring of stacks cost a third of the image.
         cx = WIDTH - MARGIN - WALL_W / 2
         d.text((cx, 48), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
-        d.text((cx, 74), "in the wall", font=font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
+        words = pic.in_the_wall
+        _text(d, (cx, 74), words, font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
     if pic.latest is not None:
         bx, by = pic.latest
         f = font(BOLD, 13)
         who = ellipsize(pic.who, f, BIG_W + 30)
-        d.text((bx + BIG_W / 2, by - 4), who, font=f, fill=style.TEXT, anchor="md")
+        _text(d, (bx + BIG_W / 2, by - 4), who, f, fill=style.TEXT, anchor="md")
     return image
 
 
-def _plate_lines(view: TableView, seat: SeatView) -> list[tuple[str, str, int, Color]]:
+def _plate_lines(view: TableView, seat: SeatView, locale: str) -> list[tuple[str, str, int, Color]]:
     """Small lines under the name: the tile count, the score so far, declarations."""
     lines = []
     if seat.concealed is None:
         tiles, drawn = concealed_tiles(seat)
-        count = f"{len(tiles)} tiles" + (" + 1" if drawn is not None else "")
+        count = _(locale, "{count} tiles", count=len(tiles)) + (" + 1" if drawn is not None else "")
         lines.append((count, REGULAR, 14, style.TEXT_DIM))
     tags = []
     if seat.net:
         tags.append(f"{seat.net:+d}")
     if seat.riichi:
-        tags.append("riichi")
+        tags.append(_(locale, "riichi"))
     if tags:
         lines.append(("  ".join(tags), BOLD, 14, style.MARK if seat.net >= 0 else style.WIN))
     return lines
@@ -199,6 +214,7 @@ class BlockPicture:
     extra: tuple[tuple[str, str, int, Color], ...]
     turn: bool
     index: bool
+    locale: str
     # Set by the layout from ``content`` and ``size`` (so not part of the key):
     plate: Rect = field(compare=False)
     river: Rect = field(compare=False)
@@ -206,7 +222,13 @@ class BlockPicture:
 
 
 def _block_picture(
-    view: TableView, seat: SeatView, block: SeatBlock, name: str, turn: bool, index: bool
+    view: TableView,
+    seat: SeatView,
+    block: SeatBlock,
+    name: str,
+    turn: bool,
+    index: bool,
+    locale: str = FALLBACK,
 ) -> BlockPicture:
     x, y, w, h = block.region
 
@@ -216,11 +238,12 @@ def _block_picture(
     return BlockPicture(
         content=block.content,
         size=(w, h),
-        label="You" if block.own else name,  # a player knows their own name
+        label=_(locale, "You") if block.own else name,  # a player knows their own name
         wind=seat.wind,
-        extra=tuple(_plate_lines(view, seat)),
+        extra=tuple(_plate_lines(view, seat, locale)),
         turn=turn,
         index=index,
+        locale=locale,
         plate=moved(block.plate),
         river=moved(block.river),
         tiles=block.tiles,
@@ -245,15 +268,17 @@ def _draw_block(pic: BlockPicture) -> Image.Image:
     d.rounded_rectangle((rx, ry, rx + rw - 1, ry + rh - 1), radius=6, fill=style.FELT_DARK)
     px, py, pw, ph = pic.plate
     fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
-    plate, ty = _plate_base(pic.label, pic.wind, (pw, ph), fill, pic.turn, len(pic.extra))
+    plate, ty = _plate_base(
+        pic.label, pic.wind, (pw, ph), fill, pic.turn, len(pic.extra), pic.locale
+    )
     image.paste(plate, (px, py))
     ty += py
     for text, face, size, color in pic.extra:
         small = font(face, size)
-        d.text((px + 6, ty), ellipsize(text, small, pw - 12), font=small, fill=color)
+        _text(d, (px + 6, ty), ellipsize(text, small, pw - 12), small, fill=color)
         ty += 18
     if pic.turn:
-        _pointer(d, px + 6, py + ph - 26, "to play")
+        _pointer(d, px + 6, py + ph - 26, _(pic.locale, "to play"))
     for box in pic.tiles:
         scene.tile(TOP_LEFT, _placed(box))
     scene.flush()
@@ -262,7 +287,13 @@ def _draw_block(pic: BlockPicture) -> Image.Image:
 
 @lru_cache(maxsize=64)
 def _plate_base(
-    label: str, wind: int, size: tuple[int, int], fill: Color, turn: bool, extra: int
+    label: str,
+    wind: int,
+    size: tuple[int, int],
+    fill: Color,
+    turn: bool,
+    extra: int,
+    locale: str = FALLBACK,
 ) -> tuple[Image.Image, int]:
     """A name plate's lasting part (wind, dealer, the name fitted to the room left for
     ``extra`` small lines and the turn's pointer) and the ``y`` where the small lines go:
@@ -274,14 +305,15 @@ def _plate_base(
     r = 14
     _wind_badge(d, 6 + r, 6 + r, r, wind)
     tx = 2 * r + 12
-    d.text(
+    _text(
+        d,
         (tx, 5),
-        WIND_NAMES[wind],
-        font=font(BOLD, 15),
+        _(locale, WIND_NAMES[wind]),
+        font(BOLD, 15),
         fill=style.GOLD if wind == 0 else style.TEXT_DIM,
     )
     if wind == 0:
-        d.text((tx, 21), "dealer", font=font(REGULAR, 12), fill=style.TEXT_DIM)
+        _text(d, (tx, 21), _(locale, "dealer"), font(REGULAR, 12), fill=style.TEXT_DIM)
     bottom = ph - 6 - (24 if turn else 0)
     room = bottom - 40 - 18 * extra
     f, lines = fit_lines(label, NAME_FACES, pw - 12, max(1, room // 19))
@@ -298,15 +330,20 @@ def _placed(box: TileBox) -> Placed:
 
 def _pointer(d: ImageDraw.ImageDraw, x: float, y: float, text: str) -> None:
     d.polygon([(x, y + 2), (x + 12, y + 10), (x, y + 18)], fill=style.GOLD)
-    d.text((x + 17, y), text, font=font(BOLD, 16), fill=style.GOLD)
+    _text(d, (x + 17, y), text, font(BOLD, 16), fill=style.GOLD)
 
 
 def _draw_hand_area(
-    d: ImageDraw.ImageDraw, view: TableView, layout: TableLayout, marks: frozenset[int]
+    d: ImageDraw.ImageDraw,
+    view: TableView,
+    layout: TableLayout,
+    marks: frozenset[int],
+    locale: str = FALLBACK,
 ) -> None:
     assert layout.hand is not None and layout.drawn_slot is not None
     sx, sy, sw, sh = layout.drawn_slot
-    d.text((sx + sw / 2, sy - 4), "drawn", font=font(REGULAR, 14), fill=style.TEXT_DIM, anchor="md")
+    drawn = _(locale, "drawn")
+    _text(d, (sx + sw / 2, sy - 4), drawn, font(REGULAR, 14), fill=style.TEXT_DIM, anchor="md")
     if not any(t.role == "drawn" for t in layout.extra):
         d.rounded_rectangle(
             (sx, sy, sx + sw - 1, sy + sh - 1), radius=sw // 6, outline=style.FELT_LINE, width=2
@@ -332,35 +369,45 @@ def compose(
     *,
     western_index: bool,
     marks: frozenset[int] = frozenset(),
+    locale: str = FALLBACK,
 ) -> Image.Image:
-    """The channel table (``view.viewer`` None) or that seat's table."""
+    """The channel table (``view.viewer`` None) or that seat's table, its words in
+    ``locale`` (the server's for the channel, the member's for a DM)."""
     layout = layout_table(view)
     image = Image.new("RGB", (layout.width, layout.height), style.FELT)
     scene = Scene(image, index=western_index)
     d = scene.draw
-    image.paste(_draw_header(_header_picture(view, names, layout)), (0, 0))
+    image.paste(_draw_header(_header_picture(view, names, layout, locale)), (0, 0))
     seats = {s.seat: s for s in view.seats}
     to_play = _to_play(view)
     for block in layout.blocks:
         seat = seats[block.seat]
-        name = _name(names, block.seat)
-        pic = _block_picture(view, seat, block, name, block.seat == to_play, western_index)
+        name = _name(names, block.seat, locale)
+        turn = block.seat == to_play
+        pic = _block_picture(view, seat, block, name, turn, western_index, locale)
         image.paste(_draw_block(pic), block.region[:2])
     if layout.hand is not None:
-        _draw_hand_area(d, view, layout, marks)
+        _draw_hand_area(d, view, layout, marks, locale)
     for box in layout.extra:
         scene.tile(TOP_LEFT, _placed(box))
     scene.flush()
     return image
 
 
-def compose_table(view: TableView, names: Sequence[str], *, western_index: bool) -> Image.Image:
-    return compose(view, names, western_index=western_index)
+def compose_table(
+    view: TableView, names: Sequence[str], *, western_index: bool, locale: str = FALLBACK
+) -> Image.Image:
+    return compose(view, names, western_index=western_index, locale=locale)
 
 
 def compose_seat_table(
-    view: TableView, names: Sequence[str], *, marks: frozenset[int], western_index: bool
+    view: TableView,
+    names: Sequence[str],
+    *,
+    marks: frozenset[int],
+    western_index: bool,
+    locale: str = FALLBACK,
 ) -> Image.Image:
     if view.viewer is None:
         raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
-    return compose(view, names, western_index=western_index, marks=marks)
+    return compose(view, names, western_index=western_index, marks=marks, locale=locale)

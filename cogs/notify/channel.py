@@ -227,7 +227,7 @@ class TableChannel:
         locale = self.locale(table)
         key = ("table", view, locale)
         alt = table_alt_text(view, names, locale)
-        return Picture("table", (view, names), {}, key, "table.png", alt)
+        return Picture("table", (view, names), {"locale": locale}, key, "table.png", alt)
 
     async def draw_table(self, table: LiveTable) -> None:
         """Draw the table's picture into the cache (``update_table`` then finds it drawn)."""

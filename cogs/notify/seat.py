@@ -101,7 +101,7 @@ def seat_picture(
     alt = _(locale, "Your hand: {tiles}", tiles=named)
     shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
     key = ("seat_table", shown, names, marks, locale)
-    kwargs = {"marks": marks}
+    kwargs = {"marks": marks, "locale": locale}
     return Picture("seat_table", (view, names), kwargs, key, "seat.png", alt[:1000])
 
 

@@ -84,7 +84,62 @@ def build_latin(src: Path, out: Path) -> None:
     font.save(str(out))
 
 
+#: The words of the shipped languages (issue 13.4): Noto Sans CJK (OFL 1.1), the Traditional
+#: Chinese face (its forms are the ones zh-TW readers expect; Simplified characters are other
+#: code points, which it has too).
+NOTO_SANS = {
+    "ui-cjk-regular.otf": (
+        Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
+        "Noto Sans CJK TC",
+    ),
+    "ui-cjk-bold.otf": (
+        Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"),
+        "Noto Sans CJK TC",
+    ),
+}
+
+
+def ui_text() -> str:
+    """Every character the shipped catalogues and tile names draw, with ASCII and Latin-1
+    (a string with any Chinese in it is drawn whole in this face)."""
+    from babel.messages.pofile import read_po
+
+    from bot.i18n.catalogue import po_path
+    from bot.i18n.locales import SHIPPED
+    from bot.i18n.tiles import CHINESE
+
+    chars = {chr(c) for c in range(0x20, 0x7F)} | {chr(c) for c in range(0xA0, 0x100)}
+    chars |= set("，。：；（）「」、…·！？＋－")
+    for locale in SHIPPED:
+        with po_path(locale).open("rb") as f:
+            for message in read_po(f):
+                chars |= set(message.string or "")
+    for names in CHINESE.values():
+        for value in names.values():
+            chars |= set("".join(value))
+    return "".join(sorted(chars))
+
+
+def build_ui(out: Path, source: Path, face: str) -> None:
+    collection = TTCollection(str(source))
+    font = next(f for f in collection.fonts if f["name"].getDebugName(4).startswith(face))
+    options = _options(latin=False)
+    options.layout_features = ["kern", "palt"]
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text=ui_text())
+    subsetter.subset(font)
+    _rename(font, "Mahjong Bot UI CJK " + out.stem.rsplit("-", 1)[-1].capitalize())
+    font.save(str(out))
+    # What the face holds, for renderer/fonts.py (Pillow cannot list a font's characters).
+    held = sorted(chr(c) for c in font.getBestCmap() if c > 0xFF)
+    (HERE / "ui-cjk.txt").write_text("".join(held) + "\n", encoding="utf-8")
+
+
 def main() -> None:
+    for out, (source, face) in NOTO_SANS.items():
+        build_ui(HERE / out, source, face)
+    if "--ui" in sys.argv:  # only the words' fonts (after a catalogue changed)
+        return
     build_cjk(HERE / "tile-glyphs.otf")
     for src, out in LATIN_FONTS.items():
         build_latin(DEJAVU / src, HERE / out)
