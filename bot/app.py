@@ -48,7 +48,7 @@ from bot.store.database import open_database
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.scoring", "cogs.ledger", "cogs.table", "cogs.replay", "cogs.help")
+COGS = ("cogs.scoring", "cogs.ledger", "cogs.table", "cogs.replay", "cogs.help", "cogs.lifecycle")
 #: How often the bot touches its heartbeat file while connected; ``health`` allows three.
 HEARTBEAT_SECONDS = 20.0
 #: Shut-down budget (Docker sends SIGKILL 10 s after SIGTERM; the goal is 5 s): the queued

@@ -64,6 +64,7 @@ def build_services(
     from bot.service.scoring import ScoringService
     from bot.service.tables import TableService
     from bot.store.ledger_repo import LedgerRepository
+    from bot.store.member_settings_repo import MemberSettingsRepository
     from bot.store.ratings_repo import RatingsRepository
     from bot.store.replays_repo import ReplaysRepository
     from bot.store.settings_repo import SettingsRepository
@@ -78,7 +79,13 @@ def build_services(
     ratings = RatingService(RatingsRepository(db, clock=clock))
     table_service = ownership = None
     if tables:
-        table_service = TableService(bot, TablesRepository(db, clock=clock), ledger, guild_settings)
+        table_service = TableService(
+            bot,
+            TablesRepository(db, clock=clock),
+            ledger,
+            guild_settings,
+            members=MemberSettingsRepository(db, clock=clock),
+        )
         table_service.ratings = ratings  # a finished game's rating changes, for its standings
         if db.kind == "postgres":
             # Any number of processes may share a PostgreSQL database: each runs the tables it

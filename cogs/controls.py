@@ -114,14 +114,9 @@ DYNAMIC_ITEMS = (LobbyButton, MoveButton, SeatButton)
 
 
 def lobby_view(
-    table_id: int,
-    *,
-    closed: bool = False,
-    confirm_cancel: bool = False,
-    locale: str = FALLBACK,
+    table_id: int, *, closed: bool = False, locale: str = FALLBACK
 ) -> discord.ui.View | None:
-    """Join, Leave, Add computer player, Start, Cancel and "How to play here"; with
-    ``confirm_cancel`` the row asks "Cancel this table?" with Yes / No instead of Cancel."""
+    """Join, Leave, Add computer player, Start, Cancel and "How to play here"."""
     if closed:
         return None
     view = discord.ui.View(timeout=None)
@@ -130,14 +125,8 @@ def lobby_view(
         ("leave", _(locale, "Leave"), discord.ButtonStyle.secondary),
         ("cpu", _(locale, "Add computer player"), discord.ButtonStyle.secondary),
         ("start", _(locale, "Start"), discord.ButtonStyle.primary),
+        ("cancel", _(locale, "Cancel"), discord.ButtonStyle.danger),
     ]
-    if confirm_cancel:
-        buttons += [
-            ("cancel-yes", _(locale, "Yes, cancel the table"), discord.ButtonStyle.danger),
-            ("cancel-no", _(locale, "No, keep it"), discord.ButtonStyle.secondary),
-        ]
-    else:
-        buttons.append(("cancel", _(locale, "Cancel"), discord.ButtonStyle.danger))
     for verb, label, style in buttons:
         button = discord.ui.Button(
             label=label,
@@ -150,6 +139,21 @@ def lobby_view(
     if help_button is not None:
         help_button.row = 1
         view.add_item(help_button)
+    return view
+
+
+def cancel_view(table_id: int, locale: str = FALLBACK) -> discord.ui.View:
+    """Yes / No under the "Cancel this table for everyone?" question, asked privately of the
+    member who pressed Cancel (nothing changes for the others until it is confirmed)."""
+    view = discord.ui.View(timeout=None)
+    for verb, label, style in (
+        ("cancel-yes", _(locale, "Yes, cancel the table"), discord.ButtonStyle.danger),
+        ("cancel-no", _(locale, "No, keep it"), discord.ButtonStyle.secondary),
+    ):
+        button = discord.ui.Button(
+            label=label, style=style, custom_id=f"mj:{table_id}:lobby:{verb}"
+        )
+        view.add_item(LobbyButton(button))
     return view
 
 

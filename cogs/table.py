@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import N_, _, guild_locale
+from bot.permissions import PERMISSION_NAMES, missing_in, names_list
 from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
 from bot.service.guild_settings import SettingsError
@@ -42,19 +43,34 @@ def _can_manage(interaction: discord.Interaction) -> bool:
     return bool(perms and (perms.manage_guild or perms.administrator))
 
 
-def _missing_permissions(interaction: discord.Interaction) -> list[str]:
-    """What the bot lacks in the channel to show a table: without these the lobby would
-    answer, then the table image and the log could never be posted or edited."""
+THREAD_NEEDS = (
+    PERMISSION_NAMES["create_public_threads"],
+    PERMISSION_NAMES["send_messages_in_threads"],
+)
+THREAD_ARCHIVE_MINUTES = 10080  # a week: a table that waits on a slow player keeps its thread
+
+
+def _place_for(interaction: discord.Interaction) -> tuple[bool, list[str]]:
+    """Whether the table gets a thread of its own here, and what the bot lacks to run it.
+
+    In a text channel where the bot may open public threads and post in them, the table plays
+    in its own thread; inside a thread already it plays there; elsewhere (no thread
+    permission, a voice channel's chat) it plays in the channel itself, needing only the
+    channel permissions (bot/permissions.py: one list for the README, the invite and this)."""
+    channel = interaction.channel
     perms = interaction.app_permissions
-    in_thread = isinstance(interaction.channel, discord.Thread)
-    needed = (
-        ("view_channel", "View Channel"),
-        ("send_messages_in_threads" if in_thread else "send_messages", "Send Messages"),
-        ("embed_links", "Embed Links"),
-        ("attach_files", "Attach Files"),
-        ("read_message_history", "Read Message History"),
-    )
-    return [label for name, label in needed if not getattr(perms, name, False)]
+    in_thread = isinstance(channel, discord.Thread)
+    missing = missing_in(perms, in_thread=in_thread)
+    threadable = isinstance(channel, discord.TextChannel)
+    thread = threadable and not any(name in missing for name in THREAD_NEEDS)
+    if not thread:
+        missing = [name for name in missing if name not in THREAD_NEEDS]
+    return thread, missing
+
+
+def thread_name(table: LiveTable) -> str:
+    """The table's thread: its rule set and number, e.g. "pung-chow table 12"."""
+    return f"{table.ruleset} table {table.id}"
 
 
 def _display_name(user: discord.abc.User) -> str:
@@ -66,6 +82,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         self.bot = bot
         self.service = service
         self.notifier = notifier
+        self._told_no_threads: set[int] = set()  # channels told they get no threads
         super().__init__()
 
     async def cog_load(self) -> None:
@@ -117,13 +134,12 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
-        missing = _missing_permissions(interaction)
+        thread, missing = _place_for(interaction)
         if missing:
             await _refuse(
                 interaction,
-                "I cannot run a table here: I need "
-                + ", ".join(f"**{name}**" for name in missing)
-                + " in this channel. Ask someone who manages the server, or use another channel.",
+                f"I cannot run a table here: I need {names_list(missing)} in this channel. "
+                "Ask someone who manages the server, or use another channel.",
             )
             return
         parent_id = getattr(interaction.channel, "parent_id", None)  # a thread's channel
@@ -152,23 +168,108 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             claim_seconds=defaults.claim_seconds if claim_seconds is None else claim_seconds,
             hands=hands,
             sets=sets,
+            thread=thread,
         )
         await interaction.response.send_message(
             embed=self.notifier.lobby_embed(table),
             view=controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id)),
         )
         message = await interaction.original_response()
-        table.message_id = message.id
-        await self.service.store.set_message(table.id, message.id)
+        await self._settle_place(table, message, interaction)
+
+    async def _settle_place(
+        self, table: LiveTable, message: discord.Message, interaction: discord.Interaction
+    ) -> None:
+        """Open the table's thread from its lobby message, or let it play in the channel."""
+        if not table.thread_pending:
+            await self.service.set_message(table.id, message.id)
+            channel = interaction.channel
+            if isinstance(channel, discord.TextChannel) and channel.id not in self._told_no_threads:
+                self._told_no_threads.add(channel.id)
+                await interaction.followup.send(
+                    "I cannot open threads here, so this table plays in the channel (one table "
+                    "at a time). Give me **Create Public Threads** and **Send Messages in "
+                    "Threads** for a thread per table.",
+                    ephemeral=True,
+                )
+            return
+        # Stored first: a bot stopped before the thread is placed opens it on start-up.
+        await self.service.set_summary_message(table.id, message.id)
+        try:
+            thread = await message.create_thread(
+                name=thread_name(table), auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as exc:
+            log.warning("table %s: could not open its thread (%s)", table.id, exc)
+            await self.service.play_in_channel(table.id)
+            await self.service.set_message(table.id, message.id)
+            return
+        await self.service.place_in_thread(table.id, thread.id, message.id)
 
     def _table_here(self, interaction: discord.Interaction) -> LiveTable:
+        """The table playing in this channel or thread; elsewhere, the member's only table."""
         table = self.service.in_channel(interaction.channel_id or 0)
         if table is None:
             mine = self.service.tables_of_user(interaction.user.id)
             if len(mine) == 1:
                 return mine[0]
+            here = self.service.tables_in(interaction.channel_id or 0)
+            if len(here) == 1:
+                return here[0]
+            if here:
+                raise TableError(N_("Use this inside the table's thread."))
             raise TableError(N_("There is no table in this channel."))
         return table
+
+    @app_commands.command(name="settings", description="Your own settings for every table")
+    @app_commands.describe(
+        pings="Your turns and claim prompts notify you (a new message, not a silent edit)",
+        auto_pass_chows="Pass at once when a discard offers you only a chow",
+        discard_drawn_on_timeout="When your turn runs out, discard the drawn tile (off: a "
+        "computer player's choice of discard)",
+    )
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        pings: bool | None = None,
+        auto_pass_chows: bool | None = None,
+        discard_drawn_on_timeout: bool | None = None,
+    ) -> None:
+        changes = {
+            name: value
+            for name, value in (
+                ("pings", pings),
+                ("auto_pass_chows", auto_pass_chows),
+                ("discard_drawn_on_timeout", discard_drawn_on_timeout),
+            )
+            if value is not None
+        }
+        user = interaction.user.id
+        if changes:
+            chosen = await self.service.set_member_settings(user, **changes)
+        else:
+            chosen = self.service.member_settings(user)
+        await interaction.response.send_message(
+            member_settings_text(chosen, changed=bool(changes)), ephemeral=True
+        )
+
+    @app_commands.command(name="help", description="How to play here: DMs, buttons, timers")
+    async def help(self, interaction: discord.Interaction) -> None:
+        from cogs.help import help_embed
+
+        await interaction.response.send_message(embed=help_embed(), ephemeral=True)
+
+    @app_commands.command(
+        name="verify", description="The wall's seeds, to check nobody arranged it"
+    )
+    async def verify(self, interaction: discord.Interaction) -> None:
+        table = self.service.in_channel(interaction.channel_id or 0)
+        if table is None:
+            mine = self.service.tables_of_user(interaction.user.id)
+            table = mine[0] if len(mine) == 1 else None
+        if table is None or table.state is None:
+            raise TableError(N_("Use this in a table's thread or channel once its game has begun."))
+        await interaction.response.send_message(verify_text(table), ephemeral=True)
 
     @app_commands.command(name="hand", description="Show your hand and controls (privately)")
     async def hand(self, interaction: discord.Interaction) -> None:
@@ -220,6 +321,11 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         remove_channel="Stop allowing tables in this channel",
         all_channels="Allow tables in every channel again",
         options="More default rule-set options as name=value, e.g. washing=no (see /rules options)",
+        lobby_minutes="Minutes before a lobby nobody started expires",
+        idle_minutes="Minutes a table may go on with no member playing before it ends",
+        max_tables_per_member="Open tables a member may be at, at once",
+        max_tables_per_channel="Open tables in one channel (with their threads), at once",
+        max_tables_per_server="Open tables on this server, at once",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     async def config(
@@ -235,6 +341,11 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool | None = None,
         options: app_commands.Range[str, 1, 300] | None = None,
+        lobby_minutes: app_commands.Range[int, 1, 10080] | None = None,
+        idle_minutes: app_commands.Range[int, 1, 10080] | None = None,
+        max_tables_per_member: app_commands.Range[int, 1, 1000] | None = None,
+        max_tables_per_channel: app_commands.Range[int, 1, 1000] | None = None,
+        max_tables_per_server: app_commands.Range[int, 1, 1000] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         service = self.bot.services.guild_settings
@@ -256,6 +367,11 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             ("starting_chips", starting_chips),
             ("turn_seconds", turn_seconds),
             ("claim_seconds", claim_seconds),
+            ("lobby_minutes", lobby_minutes),
+            ("idle_minutes", idle_minutes),
+            ("max_tables_per_member", max_tables_per_member),
+            ("max_tables_per_channel", max_tables_per_channel),
+            ("max_tables_per_guild", max_tables_per_server),
         ):
             if value is not None:
                 changes[name] = value
@@ -287,36 +403,27 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             elif verb == "start":
                 await self.service.start_game(table_id, user.id, _can_manage(interaction))
             elif verb == "cancel":
-                # Cancel asks first: the lobby's buttons become "Yes, cancel" / "No, keep it".
-                await self._confirm_cancel(interaction, table_id, asked=True)
-                return
-            elif verb == "cancel-no":
-                await self._confirm_cancel(interaction, table_id, asked=False)
+                # Asked privately, so nothing changes for the others until it is confirmed.
+                self.service.check_can_cancel(table_id, user.id, _can_manage(interaction))
+                await interaction.response.send_message(
+                    "Cancel this table for everyone?",
+                    view=controls.cancel_view(table_id),
+                    ephemeral=True,
+                )
                 return
             elif verb == "cancel-yes":
                 await self.service.cancel(table_id, user.id, _can_manage(interaction))
+                await interaction.response.edit_message(
+                    content="The table is cancelled.", view=None
+                )
+                return
+            elif verb == "cancel-no":
+                await interaction.response.edit_message(content="The table stays open.", view=None)
+                return
         except TableError as exc:
             await _refuse(interaction, str(exc))
             return
         await interaction.response.defer()
-
-    async def _confirm_cancel(
-        self, interaction: discord.Interaction, table_id: int, *, asked: bool
-    ) -> None:
-        table = self.service.get(table_id)
-        if table.status != "lobby":
-            raise TableError(N_("This table is not in its lobby any more."))
-        if table.host_id != interaction.user.id and not _can_manage(interaction):
-            raise TableError(
-                N_("Only the host (or someone with Manage Server) can cancel the table.")
-            )
-        self.notifier.ask_cancel(table, asked)
-        await interaction.response.edit_message(
-            embed=self.notifier.lobby_embed(table),
-            view=controls.lobby_view(
-                table_id, confirm_cancel=asked, locale=guild_locale(self.bot, table.guild_id)
-            ),
-        )
 
     async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, move = int(groups["table"]), int(groups["move"])
@@ -354,14 +461,11 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def on_seat(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, verb = int(groups["table"]), groups["verb"]
         try:
+            if verb == "again":
+                await self._play_again(interaction, table_id)
+                return
             if verb == "back":
                 await self.service.take_back(table_id, interaction.user.id)
-                await interaction.response.defer()
-            elif verb == "again":
-                rematch = getattr(self.service, "rematch", None)
-                if rematch is None:
-                    raise TableError(N_("Play again is not available yet; use /mahjong new."))
-                await rematch(table_id, interaction.user.id)
                 await interaction.response.defer()
             else:
                 await self._show_hand(interaction, self.service.get(table_id))
@@ -372,6 +476,56 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def on_message(self, message: discord.Message) -> None:
         """Count what is posted below a table (see cogs.notify.channel)."""
         self.notifier.message_created(message)
+
+    async def _play_again(self, interaction: discord.Interaction, table_id: int) -> None:
+        """ "Play again": a new lobby where the last one was (its thread opened from it)."""
+        table = await self.service.rematch(table_id, interaction.user.id)
+        await interaction.response.defer()
+        home = table.home_channel_id if table.home_channel_id is not None else table.channel_id
+        channel = self.bot.get_channel(home) or self.bot.get_partial_messageable(home)
+        message = await channel.send(
+            embed=self.notifier.lobby_embed(table), view=controls.lobby_view(table.id)
+        )
+        await self._settle_place(table, message, interaction)
+        await interaction.followup.send(
+            f"A new table is open: {message.jump_url}. Press **Join** to sit down.",
+            ephemeral=True,
+        )
+
+
+def member_settings_text(chosen: Any, *, changed: bool) -> str:
+    def word(on: bool) -> str:
+        return "on" if on else "off"
+
+    head = "Saved. Your settings for every table:" if changed else "Your settings for every table:"
+    return "\n".join(
+        (
+            head,
+            f"- pings: **{word(chosen.pings)}** (your turns and claim prompts notify you)",
+            f"- auto_pass_chows: **{word(chosen.auto_pass_chows)}** (a discard you could only "
+            "chow is passed at once)",
+            f"- discard_drawn_on_timeout: **{word(chosen.discard_drawn_on_timeout)}** (when your "
+            "turn runs out: the drawn tile, or else a computer player's choice)",
+            "Change one with `/mahjong settings name:True|False`.",
+        )
+    )
+
+
+def verify_text(table: LiveTable) -> str:
+    """The seeds of a table: the hash of the hand in play (its seed is revealed when it
+    ends) and each finished hand's seed beside its hash, with how to check them."""
+    state = table.state
+    assert state is not None
+    lines = [f"**Table {table.id}**: each wall is shuffled from its hand's seed."]
+    if state.seed_hash:
+        lines.append(f"Hand in play: SHA-256 of its seed `{state.seed_hash}` (seed after the hand)")
+    for result in state.results[-10:]:
+        lines.append(f"Hand {result.number}: seed `{result.seed}`, SHA-256 `{result.seed_hash}`")
+    lines.append(
+        "To check a finished hand: the SHA-256 of its seed text must be the hash shown while "
+        "it was played, e.g. `printf %s SEED | sha256sum` (or any SHA-256 tool)."
+    )
+    return "\n".join(lines)[:2000]
 
 
 def settings_embed(settings: Any) -> discord.Embed:
@@ -384,6 +538,18 @@ def settings_embed(settings: Any) -> discord.Embed:
     embed.add_field(name="Timers", value=f"turn {timer}, claim {settings.claim_seconds} s")
     where = ", ".join(f"<#{c}>" for c in settings.allowed_channels) or "every channel"
     embed.add_field(name="Tables allowed in", value=where, inline=False)
+    embed.add_field(
+        name="How long tables live",
+        value=f"a lobby nobody starts: {settings.lobby_minutes} min; a table with no member "
+        f"playing: {settings.idle_minutes} min",
+        inline=False,
+    )
+    embed.add_field(
+        name="Open tables at once",
+        value=f"{settings.max_tables_per_member} per member, {settings.max_tables_per_channel} "
+        f"per channel, {settings.max_tables_per_guild} on the server",
+        inline=False,
+    )
     return embed
 
 

@@ -72,7 +72,6 @@ class TableChannel:
         self._below: dict[int, int] = {}  # table -> messages created below its table message
         self._reposted_deal: dict[int, int] = {}
         self._lost: set[int] = set()  # tables whose channel failed: send nothing more
-        self._cancel_asked: set[int] = set()
         self._own: set[int] = set()  # ids of our own posts, counted when sent
         self.failed_requests = 0
 
@@ -168,9 +167,6 @@ class TableChannel:
         self._below[table.id] = self._below.get(table.id, 0) + 1
 
     # -- the lobby and the summary -------------------------------------------------------------
-    def ask_cancel(self, table: LiveTable, asked: bool) -> None:
-        (self._cancel_asked.add if asked else self._cancel_asked.discard)(table.id)
-
     async def lobby_changed(self, table: LiveTable) -> None:
         channel_id, message_id = self._summary_place(table)
         if message_id is None:
@@ -178,10 +174,7 @@ class TableChannel:
         if table.status == "lobby" or (table.status == "cancelled" and table.state is None):
             embed = lobby_embed(table, self.locale(table))
             view = lobby_view(
-                table.id,
-                closed=table.status != "lobby",
-                confirm_cancel=table.id in self._cancel_asked,
-                locale=self.locale(table),
+                table.id, closed=table.status != "lobby", locale=self.locale(table)
             )
             await self._edit_summary(table, channel_id, message_id, embed=embed, view=view)
         else:
@@ -362,7 +355,6 @@ class TableChannel:
         self.logs.pop(table_id, None)
         self._below.pop(table_id, None)
         self._reposted_deal.pop(table_id, None)
-        self._cancel_asked.discard(table_id)
         self._shown.pop(("table", table_id), None)
         self._sent_png.pop(table_id, None)
         self._shown.pop(("summary", table_id), None)

@@ -254,9 +254,6 @@ class DiscordTableNotifier:
     def lobby_embed(self, table: LiveTable) -> discord.Embed:
         return lobby_embed(table, self.channel.locale(table))
 
-    def ask_cancel(self, table: LiveTable, asked: bool) -> None:
-        self.channel.ask_cancel(table, asked)
-
     async def answer_click(
         self, interaction: discord.Interaction, table: LiveTable, seat: int
     ) -> None:

@@ -87,7 +87,7 @@ async def test_leaving_and_ending_a_lobby(discord_world, run_bot, tmp_path: Path
     await private(await w.carol.slash(w.channel, "mahjong leave"), w.carol, "you left the table.")
     assert [p.name for p in tables.get(opened.table_id).players] == ["bob"]
     await private(await w.carol.slash(w.channel, "mahjong end"), w.carol, "only the host")
-    assert tables.in_channel(w.channel.id) is not None
+    assert tables.in_channel(opened.place.id) is not None  # found by its thread
 
     await (await w.bob.slash(w.channel, "mahjong end")).reply()
     await tables.notifier.drain()

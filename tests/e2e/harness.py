@@ -72,7 +72,8 @@ async def start_bot(run_bot: Any, tmp_path: Path, name: str = "db.sqlite3") -> M
 @dataclass
 class Opened:
     table_id: int
-    lobby: Any  # the lobby message (MessageRecord)
+    lobby: Any  # the lobby message (MessageRecord), in the channel
+    place: Any = None  # where the table plays: its thread (or the channel without one)
 
 
 def lobby_id(lobby: Any, verb: str) -> str:
@@ -86,19 +87,29 @@ async def open_table(
     *,
     start: bool = True,
     channel: Any = None,
+    thread: bool | None = None,
     **options: Any,
 ) -> Opened:
-    """``/mahjong new`` by ``host``, every guest presses Join, the host presses Start."""
+    """``/mahjong new`` by ``host``, every guest presses Join, the host presses Start.
+    ``thread``: whether the table gets a thread of its own (by default: in a text channel,
+    where the standard world's bot may open one); ``Opened.place`` is where it plays."""
     channel = channel or w.channel
     handle = await host.slash(channel, "mahjong new", **options)
     lobby = await handle.reply()
     table_id = int(lobby_id(lobby, "join").split(":")[1])
+    if thread is None:
+        thread = getattr(channel, "type", 0) == 0
+    place = channel
+    if thread:
+        place = await w.server.wait_for(
+            lambda: w.server.message(lobby.id).thread, timeout=10, what="the table's thread"
+        )
     for guest in guests:
         ack = await (await guest.click(lobby, lobby_id(lobby, "join"))).ack()
         assert ack == 6, f"{guest} could not join"
     if start:
         assert await (await host.click(lobby, lobby_id(lobby, "start"))).ack() == 6
-    return Opened(table_id, lobby)
+    return Opened(table_id, lobby, place)
 
 
 def standings_posted(user: Any, channel: Any) -> bool:

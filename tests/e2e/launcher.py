@@ -66,6 +66,7 @@ def speed_up() -> None:
 
     tables.COMPUTER_DELAY = 0
     tables.NEXT_HAND_DELAY = 0.05
+    tables.RETRY_DELAY = 0.05
     init = notifier.DiscordTableNotifier.__init__
 
     @functools.wraps(init)
@@ -122,6 +123,47 @@ def _killing(original: Any, before: int | None, after: int | None) -> Any:
     return wrapper
 
 
+def control_writes(control: str) -> None:
+    """Let the test make the database refuse writes while the bot runs, as SQLite itself
+    refuses them on a read-only database: the word in the file ``control`` ("readonly" or
+    "writable") is applied to the bot's writer connection (``PRAGMA query_only``) whenever
+    it changes, so every write fails with SQLITE_READONLY until it is "writable" again."""
+    import asyncio
+
+    import bot.app as app
+    import bot.store.database as database
+
+    opener = database.open_database
+
+    def set_query_only(db: Any, on: bool) -> Any:
+        conn = db._writer.conn  # the SQLite backend's one writer connection
+        return db._writer.call(conn.execute, f"PRAGMA query_only = {'ON' if on else 'OFF'}")
+
+    async def poll(db: Any) -> None:
+        applied = ""
+        while True:
+            await asyncio.sleep(0.05)
+            try:
+                wanted = Path(control).read_text().strip()
+            except OSError:
+                continue
+            if wanted in ("readonly", "writable") and wanted != applied:
+                await set_query_only(db, wanted == "readonly")
+                applied = wanted
+
+    @functools.wraps(opener)
+    async def open_database(*args: Any, **kwargs: Any) -> Any:
+        db = await opener(*args, **kwargs)
+        _keep.append(asyncio.get_running_loop().create_task(poll(db)))
+        return db
+
+    database.open_database = open_database
+    app.open_database = open_database  # imported by name there
+
+
+_keep: list[Any] = []
+
+
 def main(argv: list[str]) -> None:
     port, token = int(argv[0]), argv[2]
     database: Path | str = argv[1] if argv[1].startswith("postgresql://") else Path(argv[1])
@@ -130,6 +172,8 @@ def main(argv: list[str]) -> None:
     point_at_fake(port)
     speed_up()
     arm_kills(os.environ.get("MJ_KILL_AT", ""))
+    if os.environ.get("MJ_WRITES"):
+        control_writes(os.environ["MJ_WRITES"])
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )

@@ -170,6 +170,11 @@ class SimPlayer:
         self._done.add(key if ack else version)
         return True
 
+    def try_again(self) -> None:
+        """Press again what was refused (a move the bot could not save says to try again):
+        forget which moves were answered, so the newest controls are pressed anew."""
+        self._done.clear()
+
     def done(self, button: Button) -> None:
         """Remember that the move of ``button`` was answered (one press per move)."""
         self._done.add(_move_key(button))

@@ -31,7 +31,10 @@ def snapshot(db: Path) -> dict[str, Any]:
                 return []
 
         return {
-            "tables": rows("SELECT id, status, message_id FROM tables ORDER BY id"),
+            "tables": rows(
+                "SELECT id, status, COALESCE(summary_message_id, message_id) FROM tables "
+                "ORDER BY id"
+            ),
             "events": rows("SELECT table_id, seq, kind, payload FROM events ORDER BY id"),
             "ledger": rows("SELECT * FROM ledger ORDER BY id"),
             "settlements": rows("SELECT id, status, posted_at FROM settlements ORDER BY id"),
@@ -81,8 +84,9 @@ async def test_abuse_is_refused_and_changes_nothing(
     # In the lobby: Start and Cancel by someone who is not the host.
     await unchanged(lambda: erin.click(lobby, lobby_id(lobby, "start")), "host", user=erin)
     await unchanged(lambda: erin.click(lobby, lobby_id(lobby, "cancel")), "host", user=erin)
-    # A second table in the same channel.
-    await unchanged(lambda: w.carol.slash(w.channel, "mahjong new"), "already", user=w.carol)
+    # A second table in the table's own thread (the channel takes one table per thread).
+    place = opened.place
+    await unchanged(lambda: w.carol.slash(place, "mahjong new"), "already", user=w.carol)
     # Join pressed twice at the same moment: one seat.
     before = len(events_of(db, opened.table_id))
     first, second = await asyncio.gather(
@@ -104,7 +108,7 @@ async def test_abuse_is_refused_and_changes_nothing(
     async def hand_message(user: Any) -> Any | None:
         """The member's newest controls: their DM, or for carol (DMs closed) /mahjong hand."""
         if user is w.carol:
-            return await (await user.slash(w.channel, "mahjong hand")).reply()
+            return await (await user.slash(place, "mahjong hand")).reply()
         dms = [m for m in user.dm_messages() if m.interaction_id is None]
         return dms[-1] if dms else None
 
@@ -135,7 +139,7 @@ async def test_abuse_is_refused_and_changes_nothing(
     # Carol's DMs are closed: the channel tells her, with a "Show my hand" button. Someone
     # not seated pressing it is refused; another member pressing it sees their own hand.
     notice = await wait_until(
-        lambda: next((m for m in w.alice.messages(w.channel) if w.carol.mention in m.content), 0),
+        lambda: next((m for m in w.alice.messages(place) if w.carol.mention in m.content), 0),
         5,
         "the closed-DM notice",
     )
@@ -167,7 +171,7 @@ async def test_abuse_is_refused_and_changes_nothing(
 
     # A stale button on a private hand (/mahjong hand), pressed after the move was made.
     user, dm, buttons = await pass_until_a_member_discards()
-    private = await (await user.slash(w.channel, "mahjong hand")).reply()
+    private = await (await user.slash(place, "mahjong hand")).reply()
     assert private.ephemeral and private.visible_to == user.id
     assert {b[0] for b in move_buttons(private)} == {b[0] for b in buttons}
     assert await (await user.click(dm, buttons[-1][0])).ack() == 6

@@ -26,12 +26,12 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
     tables.computer_delay = 0  # moves as fast as the bot can make them
     tables.next_hand_delay = 0.05
     opened = await open_table(w, w.alice, computer_players=3, hands=1)
-    alice = SimPlayer(w.alice, w.channel)
-    await alice.play(lambda: standings_posted(w.alice, w.channel), timeout=120)
+    alice = SimPlayer(w.alice, opened.place)
+    await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=120)
     await tables.notifier.drain()
 
     table_message = next(
-        m for m in w.carol.messages(w.channel) if m.id == tables_message_id(tmp_path, opened)
+        m for m in w.carol.messages(opened.place) if m.id == tables_message_id(tmp_path, opened)
     )
     edits = sorted(datetime.fromisoformat(v.replaced_at) for v in table_message.history)
     moves = sum(

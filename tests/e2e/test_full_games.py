@@ -30,8 +30,9 @@ async def test_four_members_play_a_whole_game(
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, [w.bob, w.carol, w.dave], rules=rules, hands=2)
-        players = [SimPlayer(u, w.channel) for u in w.players]
-        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=90)
+        place = opened.place
+        players = [SimPlayer(u, place) for u in w.players]
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=90)
         await bot.services.tables.notifier.drain()
 
     db = tmp_path / "db.sqlite3"
@@ -43,7 +44,7 @@ async def test_four_members_play_a_whole_game(
 
     # The standings say what the ledger moved at this table.
     (final,) = [
-        m for m in w.alice.messages(w.channel) if any(e.get("title") == STANDINGS for e in m.embeds)
+        m for m in w.alice.messages(place) if any(e.get("title") == STANDINGS for e in m.embeds)
     ]
     shown = standings_of(final)
     assert shown == {u.name: facts.table_net.get(u.id, 0) for u in w.players}
@@ -64,7 +65,7 @@ async def test_four_members_play_a_whole_game(
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in w.players}
     checked = check_privacy(
-        fake_discord, w.players, [w.channel], opened.table_id, snapshots, seats, images
+        fake_discord, w.players, [w.channel, place], opened.table_id, snapshots, seats, images
     )
     assert checked["images"] > 20 and checked["controls"] > 20, checked
     for p in players:

@@ -12,11 +12,13 @@ async def test_one_member_plays_a_hand_with_three_computers(
 ) -> None:
     w = discord_world
     await start_bot(run_bot, tmp_path)
-    await open_table(w, w.alice, computer_players=3, hands=1)
-    alice = SimPlayer(w.alice, w.channel)
-    await alice.play(lambda: standings_posted(w.alice, w.channel), timeout=60)
+    opened = await open_table(w, w.alice, computer_players=3, hands=1)
+    place = opened.place  # the table's thread
+    assert place.id != w.channel.id and place.parent_id == w.channel.id
+    alice = SimPlayer(w.alice, place)
+    await alice.play(lambda: standings_posted(w.alice, place), timeout=60)
     assert alice.accepted
-    seen = titles(w.alice, w.channel)
+    seen = titles(w.alice, place)
     assert any(t.startswith("Hand 1:") for t in seen)
     assert seen.index("Final standings") > max(
         i for i, t in enumerate(seen) if t.startswith("Hand 1:")

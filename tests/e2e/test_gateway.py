@@ -25,9 +25,10 @@ async def test_the_game_goes_on_across_gateway_drops(
     opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=3, turn_seconds=0)
     tables = bot.services.tables
     members = [w.alice, w.bob]
-    players = [SimPlayer(u, w.channel) for u in members]
+    place = opened.place
+    players = [SimPlayer(u, place) for u in members]
     tasks = [
-        asyncio.create_task(p.play(lambda: standings_posted(w.alice, w.channel), timeout=90))
+        asyncio.create_task(p.play(lambda: standings_posted(w.alice, place), timeout=90))
         for p in players
     ]
     try:

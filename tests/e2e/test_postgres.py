@@ -31,12 +31,13 @@ async def test_a_game_on_postgresql_survives_a_restart(
     # Discord's real windows this game took 90 s instead of 20.
     run_bot.server.rate_limits.time_scale = FAST_TIME_SCALE
     opened = await open_table(w, w.alice, [w.bob, w.carol, w.dave], rules="pung-chow", hands=2)
-    players = [SimPlayer(u, w.channel) for u in w.players]
+    place = opened.place  # the table's thread
+    players = [SimPlayer(u, place) for u in w.players]
     game = asyncio.create_task(
-        play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=240)
+        play_all(players, lambda: standings_posted(w.alice, place), timeout=240)
     )
     for _ in range(9000):  # the first hand's reveal, then a restart
-        if game.done() or any(t.startswith("Hand 1:") for t in titles(w.alice, w.channel)):
+        if game.done() or any(t.startswith("Hand 1:") for t in titles(w.alice, place)):
             break
         await asyncio.sleep(0.02)
     assert not game.done(), "the game ended before the restart"

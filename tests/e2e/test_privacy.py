@@ -24,21 +24,22 @@ async def test_no_member_sees_another_members_tiles_and_the_check_would_tell(
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=1)
-        players = [SimPlayer(u, w.channel) for u in members]
-        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=60)
+        place = opened.place
+        players = [SimPlayer(u, place) for u in members]
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=60)
         await bot.services.tables.notifier.drain()
     table = replay(tmp_path / "db.sqlite3", opened.table_id)
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in members}
     checked = check_privacy(
-        fake_discord, members, [w.channel], opened.table_id, snapshots, seats, images
+        fake_discord, members, [w.channel, place], opened.table_id, snapshots, seats, images
     )
     assert checked["images"] > 20 and checked["controls"] > 5 and checked["tile words"] > 20
 
     # Now what alice saw, doctored one way at a time: each must be caught.
     privacy = Privacy(opened.table_id, [s.state for s in snapshots], seats, images)
-    seen = seen_by(fake_discord, w.alice, [w.channel])
-    bob_saw = seen_by(fake_discord, w.bob, [w.channel])
+    seen = seen_by(fake_discord, w.alice, [w.channel, place])
+    bob_saw = seen_by(fake_discord, w.bob, [w.channel, place])
     tables = [v for v in seen if any(a.filename == "table.png" for a in v.attachments)]
     early = tables[2]
     bob_hand = next(a for v in bob_saw for a in v.attachments if a.filename == "seat.png")

@@ -154,7 +154,7 @@ async def test_a_stop_signal_during_a_game_closes_gracefully_and_the_table_resum
     await bot.start()
     try:
         opened = await open_table(w, w.alice, computer_players=3, hands=2, turn_seconds=0)
-        alice = SimPlayer(w.alice, w.channel, patient=True, ack_timeout=1.5)
+        alice = SimPlayer(w.alice, opened.place, patient=True, ack_timeout=1.5)
         playing = asyncio.create_task(alice.play(lambda: False, timeout=60))
         await wait_until(lambda: len(replay(db, opened.table_id).moves) >= 12, 30, "some moves")
         took = await stops_gracefully(bot, sig)
@@ -170,7 +170,7 @@ async def test_a_stop_signal_during_a_game_closes_gracefully_and_the_table_resum
         await wait_until(
             lambda: any(
                 RESUMED in text
-                for m in w.alice.messages(w.channel)
+                for m in w.alice.messages(opened.place)
                 for v in versions(m)
                 if v.made_at >= since
                 for text in v.texts()

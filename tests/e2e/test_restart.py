@@ -197,14 +197,20 @@ class Crashes:
 
 
 async def play_with_kills(
-    w: Any, bot: BotProcess, crashes: Crashes, rng: random.Random, kills: int, specs: list[str]
+    w: Any,
+    place: Any,
+    bot: BotProcess,
+    crashes: Crashes,
+    rng: random.Random,
+    kills: int,
+    specs: list[str],
 ) -> None:
     """Members play while the bot is killed ``kills`` times at random moments (every other
     time the members wait, so the resumed controls can be checked before anyone moves), then
     once at each of the kill points ``specs``, then until the standings."""
 
     def over() -> bool:
-        return standings_posted(w.alice, w.channel)
+        return standings_posted(w.alice, place)
 
     tasks = [asyncio.create_task(p.play(over, timeout=300)) for p in crashes.players]
     try:
@@ -221,7 +227,7 @@ async def play_with_kills(
             boundary, since = crashes.mark_restart()
             await bot.start()
             if check:
-                await crashes.check_resumed(table, boundary, since, w.channel)
+                await crashes.check_resumed(table, boundary, since, place)
             resume(crashes.players)
         for spec in specs:
             if over():
@@ -268,10 +274,11 @@ async def test_killed_at_random_moments_and_between_writes_the_games_resume_and_
         # and once at each narrow moment between two writes of a move and a hand's end.
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=10, turn_seconds=0)
         members = [w.alice, w.bob]
-        players = [SimPlayer(u, w.channel, patient=True, ack_timeout=1.5) for u in members]
+        players = [SimPlayer(u, opened.place, patient=True, ack_timeout=1.5) for u in members]
         crashes = Crashes(fake_discord, db, opened.table_id, players)
         await play_with_kills(
             w,
+            opened.place,
             bot,
             crashes,
             rng,
@@ -301,10 +308,9 @@ async def test_killed_at_random_moments_and_between_writes_the_games_resume_and_
         # A one-hand game in the same channel, killed as it ends: after its last move was
         # committed, then while the table is being closed.
         opened = await open_table(w, w.alice, computer_players=3, hands=1, turn_seconds=0)
-        alice = SimPlayer(w.alice, w.channel, patient=True, ack_timeout=1.5)
+        alice = SimPlayer(w.alice, opened.place, patient=True, ack_timeout=1.5)
         crashes = Crashes(fake_discord, db, opened.table_id, [alice])
-        before = len([m for m in w.alice.messages(w.channel) if standings_of_any(m)])
-        game_over = _standings_count(w, before)
+        game_over = _standings_count(w, opened.place, 0)
         await bot.kill()
         crashes.after_kill()
         await bot.start(kill_at="record_hand:1")
@@ -341,8 +347,8 @@ def standings_of_any(message: Any) -> bool:
     return any(e.get("title") == "Final standings" for e in message.embeds)
 
 
-def _standings_count(w: Any, before: int) -> Any:
+def _standings_count(w: Any, place: Any, before: int) -> Any:
     def more() -> bool:
-        return len([m for m in w.alice.messages(w.channel) if standings_of_any(m)]) > before
+        return len([m for m in w.alice.messages(place) if standings_of_any(m)]) > before
 
     return more

@@ -20,8 +20,9 @@ async def _play(w, fake_discord, run_bot, tmp_path, members, **options):
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, members[0], members[1:], **options)
-        players = [SimPlayer(u, w.channel) for u in members]
-        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=60)
+        place = opened.place
+        players = [SimPlayer(u, place) for u in members]
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=60)
         await bot.services.tables.notifier.drain()
     db = tmp_path / "db.sqlite3"
     table = replay(db, opened.table_id)
@@ -30,7 +31,8 @@ async def _play(w, fake_discord, run_bot, tmp_path, members, **options):
     await check_chips_commands(w, facts, members)
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in members}
-    check_privacy(fake_discord, members, [w.channel], opened.table_id, snapshots, seats, images)
+    places = [w.channel, place]
+    check_privacy(fake_discord, members, places, opened.table_id, snapshots, seats, images)
     for p in players:
         assert p.accepted, f"{p.user} never played"
         assert not p.refusals, f"{p.user} pressed the newest buttons and was refused: {p.refusals}"

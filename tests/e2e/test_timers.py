@@ -49,10 +49,9 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
             pressed.append(buttons[0][3])
             return choose(buttons)
 
-        alice = SimPlayer(w.alice, w.channel, policy=first_move_only)
-        task = asyncio.create_task(
-            alice.play(lambda: standings_posted(w.alice, w.channel), timeout=60)
-        )
+        place = opened.place
+        alice = SimPlayer(w.alice, place, policy=first_move_only)
+        task = asyncio.create_task(alice.play(lambda: standings_posted(w.alice, place), timeout=60))
 
         def away_dm():
             dms = alice.hand_dms()
@@ -62,7 +61,7 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
         alice.paused = True
         assert "keeping your seat warm" in message.content
         await wait_until(
-            lambda: "alice timed out twice" in channel_log(w), 20, "the channel told of it"
+            lambda: "alice timed out twice" in channel_log(w, place), 20, "the channel told of it"
         )
 
         # Each time she was asked (her turn, or a discard she could claim) the table waited
@@ -115,16 +114,16 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
         await task
     kinds = [(k, p) for k, p in events_of(db, opened.table_id) if k == "away"]
     assert [p["away"] for _, p in kinds] == [True, False]
-    assert "alice is back in their seat" in channel_log(w)
+    assert "alice is back in their seat" in channel_log(w, place)
     facts = check_ledger(db, w.guild.id, opened.table_id)
     assert facts.hands == 3
     await bot.services.tables.notifier.drain()
 
 
-def channel_log(w) -> str:
-    """Every version of the table's log lines and notices the channel showed."""
+def channel_log(w, place) -> str:
+    """Every version of the table's log lines and notices its thread showed."""
     out = []
-    for m in w.bob.messages(w.channel):
+    for m in w.bob.messages(place):
         for v in [*m.history, m]:
             out += [e.get("description", "") for e in v.embeds]
             out.append(v.content or "")

@@ -1,5 +1,5 @@
 """What members see of a live table, from their own clients: the table stays at the bottom of
-its channel at every deal however much is posted below it, the channel holds one table
+its thread at every deal however much is posted below it, the channel holds one table
 message, every DM of a finished hand is left in a finished state that closes the loop, and a
 member whose DMs are closed plays a whole game from the table's "My hand" button alone."""
 
@@ -57,27 +57,28 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=hands)
-        players = [SimPlayer(u, w.channel) for u in members]
+        place = opened.place  # the table's thread
+        players = [SimPlayer(u, place) for u in members]
         chatted: set[int] = set()
 
         async def carol_chats() -> None:
             """Carol, not seated, says something once per deal she sees on the table."""
-            while not standings_posted(w.carol, w.channel):
-                for m in table_messages(w.carol, w.channel):
+            while not standings_posted(w.carol, place):
+                for m in table_messages(w.carol, place):
                     deal = hand_shown(m.embeds)
                     if deal is not None and deal not in chatted and not m.deleted:
                         chatted.add(deal)
-                        await w.carol.say(w.channel, f"nice hand {deal}, everyone")
+                        await w.carol.say(place, f"nice hand {deal}, everyone")
                 await asyncio.sleep(0.05)
 
         chat = asyncio.ensure_future(carol_chats())
-        await play_all(players, lambda: standings_posted(w.alice, w.channel), timeout=180)
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=180)
         await chat
         await bot.services.tables.notifier.drain()
 
     table = replay(tmp_path / "db.sqlite3", opened.table_id)
     assert table.status == "finished" and len(table.state.results) == hands
-    seen = w.carol.messages(w.channel)
+    seen = w.carol.messages(place)
     reveals = {
         int(REVEAL_TITLE.match(e["title"]).group(1)): m
         for m in seen
@@ -87,7 +88,7 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     assert sorted(reveals) == list(range(1, hands + 1))
     # At every deal the table comes back below the reveal of the hand before (and the chat).
     # (Every table message carol saw, those deleted since included.)
-    everything = fake_discord.channel(w.channel).messages
+    everything = fake_discord.channel(place).messages
     firsts = first_showing([m for m in everything if m.visible_to is None and is_table(m)])
     assert sorted(firsts) == list(range(1, hands + 1))
     for deal in range(2, hands + 1):
@@ -103,7 +104,7 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     others = [m for m in ours if not is_table(m) and m.id != opened.lobby.id]
     assert len(others) == hands + 1, [m.content or m.embeds[0].get("title") for m in others]
     # One table message in the channel at the end (each repost deleted the one before).
-    assert len([m for m in table_messages(w.carol, w.channel) if not m.deleted]) == 1
+    assert len([m for m in table_messages(w.carol, place) if not m.deleted]) == 1
     # Every DM of a finished hand says so: who won, what you paid or collected, your total;
     # no old hand is left waiting, and no finished hand keeps buttons.
     for user in members:
@@ -133,7 +134,9 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
     # And nothing seen broke privacy, or was an edit to the same thing.
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in members}
-    check_privacy(fake_discord, members, [w.channel], opened.table_id, snapshots, seats, images)
+    check_privacy(
+        fake_discord, members, [w.channel, place], opened.table_id, snapshots, seats, images
+    )
 
 
 class MyHandPlayer(SimPlayer):
@@ -170,9 +173,10 @@ async def test_a_member_with_closed_dms_plays_a_whole_game_from_my_hand(
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=2)
-        bob = MyHandPlayer(w.bob, w.channel)
-        alice = SimPlayer(w.alice, w.channel)
-        await play_all([alice, bob], lambda: standings_posted(w.alice, w.channel), timeout=120)
+        place = opened.place  # the table's thread
+        bob = MyHandPlayer(w.bob, place)
+        alice = SimPlayer(w.alice, place)
+        await play_all([alice, bob], lambda: standings_posted(w.alice, place), timeout=120)
         await bot.services.tables.notifier.drain()
 
     table = replay(tmp_path / "db.sqlite3", opened.table_id)
@@ -188,5 +192,11 @@ async def test_a_member_with_closed_dms_plays_a_whole_game_from_my_hand(
     (snapshots,) = states.games.values()
     seats = {u.id: table.seat_of(u.id) for u in (w.alice, w.bob)}
     check_privacy(
-        fake_discord, [w.alice, w.bob], [w.channel], opened.table_id, snapshots, seats, images
+        fake_discord,
+        [w.alice, w.bob],
+        [w.channel, place],
+        opened.table_id,
+        snapshots,
+        seats,
+        images,
     )

@@ -154,6 +154,7 @@ def rebuild(row: dict[str, Any], events: list[tuple[str, dict]]) -> LiveTable:
         pause_reason=row.get("pause_reason") or "",
         created_at=float(row.get("created_at") or 0),
         status="lobby",
+        restored=True,
     )
     for kind, payload in events:
         table.seq += 1

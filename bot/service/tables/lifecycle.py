@@ -66,6 +66,9 @@ class TableLifecycle:
     def in_channel(self, channel_id: int) -> LiveTable | None:
         raise NotImplementedError
 
+    def live_tables(self) -> list[LiveTable]:
+        raise NotImplementedError
+
     # -- where the table is --------------------------------------------------------------------
     async def place_in_thread(
         self, table_id: int, thread_id: int, summary_message_id: int | None
@@ -81,6 +84,7 @@ class TableLifecycle:
             if summary_message_id is not None:
                 await self.store.set_summary_message(table.id, summary_message_id)
                 table.summary_message_id = summary_message_id
+            table.placed.set()
         return table
 
     async def play_in_channel(self, table_id: int) -> LiveTable:
@@ -99,6 +103,7 @@ class TableLifecycle:
             await self.store.set_place(table.id, channel, None)
             table.home_channel_id = None
             self.by_channel[channel] = table.id
+            table.placed.set()
         return table
 
     async def set_message(self, table_id: int, message_id: int | None) -> None:
@@ -136,7 +141,7 @@ class TableLifecycle:
         """CHANNEL_DELETE or THREAD_DELETE: every table playing there or at home there ends
         (a channel's threads go with it)."""
         ended = []
-        for table in list(self.tables.values()):
+        for table in self.live_tables():
             if channel_id == table.channel_id:
                 reason = "its thread was deleted" if table.thread_id else "its channel was deleted"
             elif channel_id == table.home_channel_id:
@@ -150,7 +155,7 @@ class TableLifecycle:
     async def guild_removed(self, guild_id: int) -> list[LiveTable]:
         """The bot was removed from the server (GUILD_DELETE without ``unavailable``)."""
         ended = []
-        for table in list(self.tables.values()):
+        for table in self.live_tables():
             if table.guild_id == guild_id:
                 await self.close_for(table, "the bot was removed from the server")
                 ended.append(table)

@@ -100,6 +100,8 @@ class LiveTable:
     closing: str = ""  # a reason it must end, kept while the end could not be written
     # A finished game's rating change per member (bot/service/ratings.py), for the standings.
     rating_changes: dict[int, Any] = field(default_factory=dict)
+    placed: asyncio.Event = field(default_factory=asyncio.Event)  # its place is settled
+    restored: bool = False  # rebuilt from the store at start-up (not opened in this run)
 
     @property
     def thread_pending(self) -> bool:

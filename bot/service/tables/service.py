@@ -57,6 +57,7 @@ CHANNEL_BUSY = N_(
 )
 COMPUTER_DELAY = 0.6  # seconds between computer moves, so people can follow the table
 NEXT_HAND_DELAY = 8.0  # seconds to look at the reveal before the next deal
+PLACE_WAIT = 5.0  # seconds a Start waits for the table's thread being opened
 RETRY_DELAY = 0.5  # seconds before a refused write is tried again (doubling, see timers)
 
 
@@ -98,6 +99,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         self.computer_delay = COMPUTER_DELAY
         self.next_hand_delay = NEXT_HAND_DELAY
         self.retry_delay = RETRY_DELAY
+        self.place_wait = PLACE_WAIT
         self.sweep_interval = SWEEP_SECONDS
         self._stopping = False
         # Open tables read at start-up and not rebuilt yet (see load), and resumptions running.
@@ -165,6 +167,13 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         self.tables[table.id] = table
         return table
 
+    def live_tables(self) -> list[LiveTable]:
+        """Every open table, those not rebuilt yet rebuilt now (for what concerns them all:
+        a deleted channel, a removed bot, permissions computed again)."""
+        for table_id in list(self._unrestored):
+            self._restored(table_id)
+        return list(self.tables.values())
+
     def _restore_tables_of(self, user_id: int) -> None:
         for table_id, (row, events) in list(self._unrestored.items()):
             if row.get("host_id") == user_id or any(
@@ -183,6 +192,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             elif table.status != "playing" and self.notifier is not None:
                 # The last move was committed, the rest of the game's end was not.
                 await self.notifier.game_finished(table)
+        elif table.status == "lobby" and table.thread_pending and not table.summary_message_id:
+            # Stopped before its lobby was posted: nobody could have joined it.
+            await self.close_for(table, "the bot stopped before the table's lobby was posted")
         elif table.status == "lobby":
             await self._set_expiry(table)
             if self.notifier is not None:
@@ -280,10 +292,10 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
 
     def tables_in(self, channel_id: int) -> list[LiveTable]:
         """Every open table playing in the channel or thread, or at home in the channel."""
-        return [t for t in self.tables.values() if channel_id in (t.channel_id, t.home_channel_id)]
+        return [t for t in self.live_tables() if channel_id in (t.channel_id, t.home_channel_id)]
 
     def tables_of_guild(self, guild_id: int) -> list[LiveTable]:
-        return [t for t in self.tables.values() if t.guild_id == guild_id]
+        return [t for t in self.live_tables() if t.guild_id == guild_id]
 
     def _forget(self, table: LiveTable) -> None:
         """A closed table leaves memory and frees its channel or thread."""
@@ -370,6 +382,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         self.tables[table.id] = table
         if not thread:
             self.by_channel[channel_id] = table.id
+            table.placed.set()
         await self._set_expiry(table)
         async with table.lock:
             await self._join(table, host_id, host_name)
@@ -503,11 +516,17 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         return table
 
     async def start_game(self, table_id: int, user_id: int, can_manage: bool) -> LiveTable:
+        waiting = self._lobby(table_id)
+        if waiting.thread_pending:  # its thread is being opened this very moment
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiting.placed.wait(), self.place_wait)
         async with self._in_lobby(table_id) as table:
             if user_id != table.host_id and not can_manage:
                 raise TableError(N_("Only the host (or someone with Manage Server) can start."))
             if len(table.players) < 2:
                 raise TableError(N_("A table needs at least two players (add a computer player)."))
+            if table.thread_pending:
+                raise TableError(N_("The table's thread is still being opened; try again."))
             seed = secrets.token_hex(16)
             table.seed = seed
             state = new_state(table)
@@ -519,6 +538,12 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         await self._notify_all(table, f"The game begins: {describe_seating(table, state)}")
         self._kick(table)
         return table
+
+    def check_can_cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
+        """Raise unless ``user_id`` may cancel the lobby (before asking them to confirm)."""
+        self._lobby(table_id)
+        if user_id != self.get(table_id).host_id and not can_manage:
+            raise TableError(N_("Only the host (or someone with Manage Server) can cancel."))
 
     async def cancel(self, table_id: int, user_id: int, can_manage: bool) -> None:
         async with self._in_lobby(table_id) as table:
@@ -538,12 +563,12 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         for task in table.timers.values():
             task.cancel()
         table.timers.clear()
-        self._forget(table)
-        self._remember_finished(table)
         try:
             await self.store.set_status(table.id, status, **self._fence(table.id))
         except Exception as exc:  # the end event is stored: start-up closes it (_finish_closing)
             log.warning("table %s: could not mark it %s (%s)", table.id, status, exc)
+        self._forget(table)
+        self._remember_finished(table)
         await self._rate(table)
         await self._closed(table.id)
 

@@ -82,7 +82,13 @@ class TableTimers:
             except Exception as exc:
                 if not isinstance(exc, WriteFailed):
                     table.write_failures += 1
-                    log.exception("table %s runner failed; trying again", table.id)
+                    log.warning(
+                        "table %s: its runner failed (%s: %s); trying again",
+                        table.id,
+                        type(exc).__name__,
+                        exc,
+                        exc_info=table.write_failures == 1,  # the cause once, not each try
+                    )
                 await asyncio.sleep(self._backoff(table))
                 continue
             if not acted:
