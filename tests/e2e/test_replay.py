@@ -50,8 +50,8 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         assert "still being played" in refusal.content and not refusal.attachments
         assert refusal.ephemeral
 
-        alice = SimPlayer(w.alice, w.channel)
-        await alice.play(lambda: standings_posted(w.alice, w.channel), timeout=60)
+        alice = SimPlayer(w.alice, opened.place)
+        await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=60)
         await bot.services.tables.notifier.drain()
 
         # What alice's DM showed, picture by picture.

@@ -63,7 +63,7 @@ async def play(options: Options) -> Story:
                         server.rate_limits.time_scale = 1 / 24
                     humans = w.players[: options.humans]
                     computers = 4 - len(humans)
-                    await open_table(
+                    opened = await open_table(
                         w,
                         w.alice,
                         humans[1:],
@@ -71,7 +71,7 @@ async def play(options: Options) -> Story:
                         hands=options.hands,
                         **({"computer_players": computers} if computers else {}),
                     )
-                    players = [SimPlayer(u, w.channel) for u in humans]
+                    players = [SimPlayer(u, opened.place) for u in humans]
 
                     def over() -> bool:
                         return any(
