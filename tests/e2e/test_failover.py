@@ -90,9 +90,12 @@ async def open_tables(server: Any) -> list[Table]:
             )
             lobby = await handle.reply(timeout=30)
             table_id = int(lobby_id(lobby, "start").split(":")[1])
+            place = await server.wait_for(  # the table's thread, opened from its lobby
+                lambda lobby=lobby: server.message(lobby.id).thread, timeout=30, what="its thread"
+            )
             ack = await (await member.click(lobby, lobby_id(lobby, "start"))).ack(timeout=30)
             assert ack == 6, f"table {table_id} did not start"
-            tables.append(Table(guild, channel, member, table_id))
+            tables.append(Table(guild, place, member, table_id))
     return tables
 
 
