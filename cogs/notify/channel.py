@@ -173,9 +173,7 @@ class TableChannel:
             return
         if table.status == "lobby" or (table.status == "cancelled" and table.state is None):
             embed = lobby_embed(table, self.locale(table))
-            view = lobby_view(
-                table.id, closed=table.status != "lobby", locale=self.locale(table)
-            )
+            view = lobby_view(table.id, closed=table.status != "lobby", locale=self.locale(table))
             await self._edit_summary(table, channel_id, message_id, embed=embed, view=view)
         else:
             await self.summary_changed(table)
