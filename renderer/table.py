@@ -23,6 +23,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from bot.i18n import FALLBACK, N_, _
+from bot.i18n.moves import move_words
 from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
 from renderer import style
@@ -141,7 +142,7 @@ def _header_picture(
         title,
         turn,
         tail,
-        view.last_action,
+        move_words(locale, view.last_action),
         view.wall_remaining if view.viewer is None else None,
         latest,
         who,

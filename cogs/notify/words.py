@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.i18n import FALLBACK, N_, _
+from bot.i18n.moves import move_words
 from bot.i18n.tiles import tile_words, wind_words
 from bot.service.privacy import names_of
 
@@ -110,7 +111,8 @@ def table_embed(table: LiveTable, log_lines: list[str], locale: str = FALLBACK) 
             wind=wind_words(locale, state.round_wind),
             deal=state.deal,
         ),
-        description="\n".join(log_lines) or _(locale, "The game begins."),
+        description="\n".join(move_words(locale, line) for line in log_lines)
+        or _(locale, "The game begins."),
         colour=discord.Colour.dark_green(),
     )
     embed.set_image(url="attachment://table.png")

@@ -73,6 +73,7 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     assert any(t.startswith("pung-chow：东圈，第 1 局") for t in public), public
     assert any(t.startswith("第 1 局：") for t in public), public
     assert not any(TRADITIONAL_ONLY.search(t) for t in public)
+    assert any("打出" in t for t in public) and not any(" discards " in t for t in public)
 
     alice_dms = w.alice.dm_messages()
     bob_dms = w.bob.dm_messages()

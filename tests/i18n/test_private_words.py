@@ -43,3 +43,14 @@ def test_every_tile_has_a_distinct_name_in_each_language() -> None:
     assert (tile_words("zh-TW", 26), tile_words("zh-CN", 26)) == ("九條", "九条")
     assert (tile_words("zh-TW", 33), tile_words("zh-CN", 32)) == ("紅中", "发财")
     assert wind_words("zh-TW", 0) == "東" and wind_words("en-US", 3) == "North"
+
+
+def test_the_engines_sentences_in_each_language() -> None:
+    from bot.i18n.moves import move_words
+
+    assert move_words("zh-TW", "South discards 7 Bamboo") == "南家 打出七條"
+    assert move_words("zh-CN", "bob: pungs Red Dragon") == "bob: 碰红中"
+    assert move_words("zh-TW", "East wins on own draw: Mah-Jongg") == "東家 自摸：胡牌"
+    assert move_words("zh-TW", "王: x: wins on a discard: Mah-Jongg") == "王: x: 胡了打出的牌：胡牌"
+    assert move_words("en-US", "South discards 7 Bamboo") == "South discards 7 Bamboo"
+    assert move_words("zh-TW", "something new") == "something new"  # shown as written
