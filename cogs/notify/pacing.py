@@ -11,11 +11,14 @@ than that allows, so every update goes through a :class:`Pacer`:
 - **Per-channel budget.** At most ``per_channel`` requests in any ``window`` seconds per
   channel; ordinary work leaves the last slot free for urgent work, so a claim prompt is not
   queued behind the table's own edits.
-- **The global budget.** A token bucket (``global_rate`` a second, below Discord's 50) shared
-  by every channel; when it runs short the waiting requests are served by priority (a claim
-  prompt, then the acting player's turn, then ordinary DM and table updates, then clean-up
-  such as deleting an old prompt). While jobs wait they coalesce further, so the bot slows its
-  table edits by itself as the number of tables grows and stays under the budget.
+- **The global budget.** At most ``global_rate`` requests (below Discord's 50) in any
+  ``global_window`` (one second), every channel together, counted like a channel's budget
+  (a sliding window, not a token bucket: a full bucket plus its refill lets twice the rate
+  through in one second, and Discord counts any second); when it runs short the waiting
+  requests are served by priority (a claim prompt, then the acting player's turn, then
+  ordinary DM and table updates, then clean-up such as deleting an old prompt). While jobs
+  wait they coalesce further, so the bot slows its table edits by itself as the number of
+  tables grows and stays under the budget.
 
 A request's slot is counted from when it is granted until it has been answered
 (``async with pacer.request(...)``): Discord counts a request when it arrives, which can be
@@ -83,11 +86,12 @@ class Pacer:
         self.per_channel = per_channel
         self.window = window
         self.global_rate = global_rate
+        self.global_window = 1.0
         self.margin = 0.25
+        self.global_margin = 0.05
         # Per bucket, one [time] a request: granted, then moved to when it was answered.
         self._sent: dict[Hashable, deque[list[float]]] = {}
-        self._tokens = global_rate
-        self._refilled: float | None = None
+        self._global: deque[list[float]] = deque()
         self._waiting: list[_Waiter] = []
         self._seq = itertools.count()
         self._wake: asyncio.Event | None = None
@@ -165,13 +169,18 @@ class Pacer:
         # A margin beyond the answer's time: clocks and Discord's own bookkeeping differ.
         return times[len(times) - allowed] + window + self.margin - now
 
-    def _refill(self, now: float) -> None:
-        if self._refilled is None:
-            self._refilled = now
-        self._tokens = min(
-            self.global_rate, self._tokens + (now - self._refilled) * self.global_rate
-        )
-        self._refilled = now
+    def _global_room(self, now: float) -> tuple[int, float]:
+        """How many more requests the global budget takes now, and (when none) how long
+        until it takes one."""
+        span = self.global_window + self.global_margin
+        recent = [stamp for stamp in self._global if stamp[0] > now - span]
+        if len(recent) < len(self._global):
+            self._global = deque(recent)
+        allowed = max(1, int(self.global_rate * self.global_window))
+        if len(recent) < allowed:
+            return allowed - len(recent), 0.0
+        times = sorted(stamp[0] for stamp in recent)
+        return 0, times[len(times) - allowed] + span - now
 
     async def _dispatch(self) -> None:
         loop = asyncio.get_running_loop()
@@ -179,7 +188,7 @@ class Pacer:
         while True:
             self._wake.clear()
             now = loop.time()
-            self._refill(now)
+            room, global_wait = self._global_room(now)
             sleep = None
             blocked_globally = False
             kept: list[_Waiter] = []
@@ -187,20 +196,23 @@ class Pacer:
                 if waiter.future.done():  # cancelled while waiting
                     continue
                 wait = self._channel_wait(waiter.channel, waiter.priority, now)
-                if wait <= 0 and waiter.counted and (blocked_globally or self._tokens < 1):
-                    # Served in priority order: nobody behind overtakes for a global token.
-                    blocked_globally = True
-                    wait = (1 - self._tokens) / self.global_rate
+                if wait <= 0 and waiter.counted and (blocked_globally or room < 1):
+                    # Served in priority order: nobody behind overtakes for a global slot.
+                    if not blocked_globally:
+                        blocked_globally = True
+                        room, global_wait = self._global_room(now)
+                    wait = max(global_wait, 0.001)
                 if wait > 0:
                     kept.append(waiter)
                     sleep = wait if sleep is None else min(sleep, wait)
                     continue
+                waiter.stamp[0] = now
                 if waiter.counted:
-                    self._tokens -= 1
+                    room -= 1
+                    self._global.append(waiter.stamp)
                     self.counts["global"] += 1
                 else:
                     self.counts["interaction"] += 1
-                waiter.stamp[0] = now
                 self._sent.setdefault(waiter.channel, deque()).append(waiter.stamp)
                 waiter.future.set_result(None)
             self._waiting = kept

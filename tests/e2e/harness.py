@@ -51,7 +51,8 @@ def speed_up_pacer(pacer: Any) -> None:
     fast (test_edit_pace keeps the real ones)."""
     pacer.window *= FAST_TIME_SCALE
     pacer.margin *= FAST_TIME_SCALE
-    pacer.global_rate /= FAST_TIME_SCALE
+    pacer.global_window *= FAST_TIME_SCALE
+    pacer.global_margin *= FAST_TIME_SCALE
 
 
 # fast() makes the bot's pauses about 1/24 of the real ones (a 0.05 s table gap for 1.2 s);

@@ -61,14 +61,18 @@ async def test_a_claim_prompt_takes_the_slot_ordinary_work_leaves() -> None:
 
 async def test_the_global_budget_is_served_by_priority() -> None:
     pacer = Pacer(per_channel=100, window=1, global_rate=20)
-    for i in range(20):  # spend the whole bucket
+    loop = asyncio.get_running_loop()
+    spent = []
+    for i in range(20):  # spend the whole second's budget
         await pacer.turn(f"c{i}", NORMAL)
+        spent.append(loop.time())
     asks = [(f"n{i}", NORMAL) for i in range(6)] + [("d", LOW), ("claim", URGENT)]
     grants = await _grants(pacer, asks)
     order = [c for _, c, _ in grants]
     assert order[0] == "claim" and order[-1] == "d"
-    # Never more than the rate allows over any second (the bucket refills at 20 a second).
-    times = [t for t, _, _ in grants]
+    # Never more than the rate allows in any second, those spent first included (as Discord
+    # counts: a token bucket's full bucket plus its refill let 28 through within 0.4 s).
+    times = spent + [t for t, _, _ in grants]
     assert _most_in_window(times, 1.0) <= 20
     await pacer.close()
 
