@@ -23,6 +23,7 @@ being killed (the tests SIGKILL the bot), not necessarily a power cut.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -43,6 +44,7 @@ from bot.store.backend import (
 from bot.store.migrations import SCHEMA_MIGRATIONS, migrations, statements
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def _conflict(exc: sqlite3.IntegrityError) -> Conflict:
@@ -345,6 +347,9 @@ def migrate(conn: sqlite3.Connection) -> int:
     except BaseException:
         _end(conn, ok=False)
         raise
+    pending = [m for m in known if m.version not in applied]
+    if pending and applied:
+        _back_up(conn, max(applied))
     for m in known:
         if m.version in applied:
             continue
@@ -363,3 +368,23 @@ def migrate(conn: sqlite3.Connection) -> int:
             _end(conn, ok=False)
             raise
     return max(applied, default=0)
+
+
+def _back_up(conn: sqlite3.Connection, version: int) -> Path | None:
+    """Copy a database that is about to be migrated beside itself, as it is, before the
+    first change (``mahjong.sqlite3.before-v7``): an update that goes wrong can be undone by
+    stopping the bot and putting the copy back. SQLite's online backup, so the copy is
+    consistent; an older copy of the same version is kept, not overwritten."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    if row is None or not row[2]:
+        return None  # :memory:
+    target = Path(f"{row[2]}.before-v{version}")
+    if target.exists():
+        return target
+    copy = sqlite3.connect(target)
+    try:
+        conn.backup(copy)
+    finally:
+        copy.close()
+    log.warning("migrating the database: a copy as it was is at %s", target)
+    return target

@@ -405,3 +405,36 @@ def test_a_write_that_makes_sqlite_roll_the_whole_group_back_fails_them_all() ->
     assert (
         "the disk is full" in str(results[0]) and conn.execute("SELECT x FROM t").fetchall() == []
     )
+
+
+async def test_an_existing_sqlite_database_is_copied_before_it_is_migrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update's migrations run by themselves at start; the database as it was is kept
+    beside it first, so a bad update can be undone. A new database is not copied."""
+    import bot.store.sqlite
+    from bot.store.migrations import Migration
+
+    path = tmp_path / "mahjong.sqlite3"
+    db = await open_database(path)
+    await execute(
+        db,
+        "INSERT INTO tables (guild_id, channel_id, host_id, ruleset, created_at, "
+        "sets_planned) VALUES (1, 10, 100, 'pung-chow', 0, 2)",
+    )
+    await db.close()
+    assert not list(tmp_path.glob("*.before-*")), "a new database was copied"
+    everything = migrations("sqlite")
+    last = everything[-1].version
+    later = Migration(last + 1, f"{last + 1:04d}_later.sql", "CREATE TABLE later (a INTEGER);")
+    monkeypatch.setattr(bot.store.sqlite, "migrations", lambda _: [*everything, later])
+    db = await open_database(path)
+    try:
+        assert await scalar(db, "PRAGMA user_version") == last + 1
+    finally:
+        await db.close()
+    copy = tmp_path / f"mahjong.sqlite3.before-v{last}"
+    with sqlite3.connect(copy) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == last
+        assert old.execute("SELECT COUNT(*) FROM tables").fetchone()[0] == 1
+        assert not old.execute("SELECT name FROM sqlite_master WHERE name = 'later'").fetchall()
