@@ -88,18 +88,30 @@ class TableChannel:
             table.message_id if table.status in ("lobby", "cancelled") else None
         )
 
-    def silent(self, table: LiveTable) -> bool:
-        return table.id in self._lost or bool(getattr(table, "paused", False))
+    def silent(self, table: LiveTable, *, summary: bool = False) -> bool:
+        """Whether nothing may be sent for the table: its channel failed, or it is paused.
+        The home channel's summary line is still edited while paused (it says so), unless a
+        request there failed too: at most one failed request, never a stream."""
+        if table.id in self._lost:
+            return True
+        return bool(getattr(table, "paused", False)) and not summary
 
     async def _request(
-        self, table: LiveTable, channel_id: int, priority: int, call: Any, route: str = "send"
+        self,
+        table: LiveTable,
+        channel_id: int,
+        priority: int,
+        call: Any,
+        route: str = "send",
+        *,
+        summary: bool = False,
     ) -> Any:
         """One request for a table's channel: paced, and a lost channel told to the service."""
-        if self.silent(table):
+        if self.silent(table, summary=summary):
             raise ChannelLost
         try:
             async with self.pacer.request(("channel", channel_id), priority, route=route):
-                if self.silent(table):
+                if self.silent(table, summary=summary):
                     raise ChannelLost
                 return await call()
         except discord.NotFound as exc:
@@ -203,7 +215,9 @@ class TableChannel:
             return
         message = self._channel(channel_id).get_partial_message(message_id)
         with contextlib.suppress(ChannelLost):
-            await self._request(table, channel_id, NORMAL, lambda: message.edit(**kw), "edit")
+            await self._request(
+                table, channel_id, NORMAL, lambda: message.edit(**kw), "edit", summary=True
+            )
             self._shown[("summary", table.id)] = shown
 
     # -- the table message ---------------------------------------------------------------------

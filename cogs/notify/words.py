@@ -308,6 +308,9 @@ def summary_line(table: LiveTable, link: str) -> str:
             + (note if paused else "")
             + "."
         )
+    ended = getattr(table, "end_reason", "")
+    if ended and table.status == "finished":  # its thread may be gone: no link
+        return f"**Table {table.id}** ({table.ruleset}) ended: {ended}."
     if table.status == "finished":
         return f"**Table {table.id}** ({table.ruleset}) finished: {standings_line(table)}{where}."
     return f"**Table {table.id}** ({table.ruleset}): {table.status}{where}."

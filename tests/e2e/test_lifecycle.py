@@ -67,6 +67,11 @@ async def quiet_afterwards(server: Any, bot: Any) -> int:
     return before
 
 
+def summary(server: Any, opened: Any) -> str:
+    """The table's one line in its home channel (the lobby message, edited)."""
+    return server.message(opened.lobby.id).content or ""
+
+
 def told(user: Any, *words: str) -> list[Any]:
     return [m for m in user.dm_messages() if all(w in m.content for w in words)]
 
@@ -89,6 +94,7 @@ async def test_a_deleted_thread_ends_its_table(fake_discord, discord_world, run_
     await server.delete_channel(opened.place)
     await ended(server, bot, db, table, "its thread was deleted", [w.alice, w.bob])
     assert await quiet_afterwards(server, bot) - start <= 4
+    assert "ended: its thread was deleted" in summary(server, opened)
     # The channel takes a new table at once.
     reply = await (await w.alice.slash(w.channel, "mahjong new")).reply()
     assert reply.embeds[0]["title"].startswith("Mahjong table")
@@ -128,9 +134,13 @@ async def test_an_archived_thread_is_reopened_and_a_locked_one_ends_the_table(
     bot = await start_bot(run_bot, tmp_path)
     opened, table = await playing(w, bot)
     thread = server.channel(opened.place)
+    start = failed(server)
     await server.archive_thread(thread)
     await wait_until(lambda: not server.channel(opened.place).archived, 10, "the unarchive")
     assert table.status == "playing" and not table.paused
+    assert row(db, table.id)["status"] == "playing"
+    assert await quiet_afterwards(server, bot) - start <= 2
+    assert not told(w.alice, "ended") and not told(w.bob, "ended")
     await server.archive_thread(thread, locked=True)
     await ended(server, bot, db, table, "locked by a moderator", [w.alice, w.bob])
 
@@ -142,12 +152,15 @@ async def test_a_revoked_permission_pauses_the_table_until_it_is_restored(
 ):
     w, server, db = discord_world, fake_discord, tmp_path / "db.sqlite3"
     bot = await start_bot(run_bot, tmp_path)
-    _opened, table = await playing(w, bot, turn_seconds=2, claim_seconds=5)
+    opened, table = await playing(w, bot, turn_seconds=2, claim_seconds=5)
     start = failed(server)
     await server.set_overwrite(w.channel, server.bot_user, deny=int(permission))
     await wait_until(lambda: table.paused, 10, "the pause")
     await wait_until(lambda: row(db, table.id)["paused"] == 1, 10, "the pause stored")
     await wait_until(lambda: told(w.alice, "paused"), 10, "the host told")
+    assert not told(w.bob, "paused")  # only the host is told
+    if permission != Perm.VIEW_CHANNEL:  # the channel's line says so where the bot can edit
+        await wait_until(lambda: "paused" in summary(server, opened), 10, "the line says so")
     move = table.state.move
     assert not table.timers
     paused_failures = await quiet_afterwards(server, bot)  # longer than a turn: nothing moves
@@ -156,7 +169,9 @@ async def test_a_revoked_permission_pauses_the_table_until_it_is_restored(
     await server.set_overwrite(w.channel, server.bot_user)  # restored
     await wait_until(lambda: not table.paused, 10, "the resumption")
     await wait_until(lambda: row(db, table.id)["paused"] == 0, 10, "the resumption stored")
+    await wait_until(lambda: "paused" not in summary(server, opened), 10, "the line playing")
     await wait_until(lambda: table.state.move > move, 20, "the table moving on")
+    await wait_until(lambda: "paused" not in summary(server, opened), 10, "the line playing")
     await bot.services.tables.end(table.id, w.alice.id, can_manage=True)
     await bot.services.tables.notifier.drain()
 
@@ -167,7 +182,7 @@ async def test_a_role_change_pauses_the_table_and_restoring_it_resumes(
 ):
     w, server, db = discord_world, fake_discord, tmp_path / "db.sqlite3"
     bot = await start_bot(run_bot, tmp_path)
-    _opened, table = await playing(w, bot)
+    opened, table = await playing(w, bot)
     everyone = w.guild.everyone
     bot_bits, everyone_bits = w.bot_role.permissions, everyone.permissions
     start = failed(server)
@@ -175,7 +190,11 @@ async def test_a_role_change_pauses_the_table_and_restoring_it_resumes(
     await server.set_role_permissions(w.bot_role, bot_bits & ~int(Perm.ATTACH_FILES))
     await wait_until(lambda: table.paused, 10, "the pause")
     assert "Attach Files" in table.pause_reason
+    await wait_until(lambda: row(db, table.id)["paused"] == 1, 10, "the pause stored")
+    await wait_until(lambda: told(w.alice, "paused", "Attach Files"), 10, "the host told")
+    await wait_until(lambda: "Attach Files" in summary(server, opened), 10, "the line says so")
     assert await quiet_afterwards(server, bot) - start <= 4
     await server.set_role_permissions(w.bot_role, bot_bits)
     await wait_until(lambda: not table.paused, 10, "the resumption")
     await wait_until(lambda: row(db, table.id)["paused"] == 0, 10, "the resumption stored")
+    await wait_until(lambda: "paused" not in summary(server, opened), 10, "the line playing")

@@ -189,6 +189,7 @@ class TableLifecycle:
                 self._stop_moving(table)
                 return
         log.info("table %s ends: %s", table.id, reason)
+        table.end_reason = reason
         self._stop_moving(table)
         if self.notifier is None:
             return

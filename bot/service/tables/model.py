@@ -98,6 +98,7 @@ class LiveTable:
     lobby_expires_at: float = 0.0  # wall clock; 0: never (set from the server's settings)
     unattended_since: float | None = None  # no member present (all left, away or paused)
     closing: str = ""  # a reason it must end, kept while the end could not be written
+    end_reason: str = ""  # why it ended, when not by its game's end (its channel's line says)
     # A finished game's rating change per member (bot/service/ratings.py), for the standings.
     rating_changes: dict[int, Any] = field(default_factory=dict)
     placed: asyncio.Event = field(default_factory=asyncio.Event)  # its place is settled
