@@ -73,8 +73,8 @@ def parse_code(text: str) -> tuple[str, int]:
     match = _CODE.match(text or "")
     if match is None or int(match.group(2)) < 1:
         raise ReplayError(
-            f"'{(text or '').strip()[:40]}' is not a replay code: a code is 8 letters and "
-            "digits, a dash and the hand's number, such as 3fa9c02b-2."
+            f"'{(text or '').strip()[:40]}' is not a replay code: a code is 8 characters "
+            "(digits 0-9 and letters a-f), a dash and the hand's number, such as 3fa9c02b-2."
         )
     return match.group(1).lower(), int(match.group(2))
 

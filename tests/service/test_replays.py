@@ -211,6 +211,10 @@ def test_codes_read_as_typed() -> None:
     for bad in ("", "xyz-1", f"{prefix}-0", f"{prefix}3", "12345-1", f"{prefix}-"):
         with pytest.raises(ReplayError, match="is not a replay code"):
             parse_code(bad)
+    # Eight letters and digits, as the refusal used to describe a code, but not hex digits:
+    # the refusal says which characters a code has.
+    with pytest.raises(ReplayError, match=r"digits 0-9 and letters a-f"):
+        parse_code("zzzzzzzz-1")
 
 
 class MemoryReplays:
