@@ -297,12 +297,14 @@ def _options_topic() -> Topic:
     for name, rules in RULESETS.items():
         lines.append(f"**{name}**")
         for spec in rules.option_specs:
+            # A default of None that 'none' may not name (the limit game's limit, set by the
+            # Mah-Jongg bonus) is said by its help alone: "=none" read as "no limit".
+            default = "" if spec.default is None and not spec.allow_none else shown(spec.default)
+            named = f"`{spec.name}`={default}" if default else f"`{spec.name}`"
             if spec.house:
-                lines.append(
-                    f"- 🏠 `{spec.name}`={shown(spec.default)}: {spec.help} · _{spec.source}_"
-                )
+                lines.append(f"- 🏠 {named}: {spec.help} · _{spec.source}_")
             else:
-                lines.append(f"- `{spec.name}`={shown(spec.default)}: {spec.help}")
+                lines.append(f"- {named}: {spec.help}")
     return Topic(
         "options",
         "Table options",

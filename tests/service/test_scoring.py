@@ -98,7 +98,7 @@ def test_rules_topics(scoring: ScoringService) -> None:
         assert ruleset in TOPICS
     # /rules options lists every rule set's options with the defaults the engine uses.
     options = scoring.rules_text("options").text
-    assert "**pung-chow-limit**\n- `limit`=none: the limit (p.60)" in options
+    assert "**pung-chow-limit**\n- `limit`: the limit (p.60)" in options
     assert "- `washing`=on: washing the tiles with 9+ different heads (p.61)" in options
     assert "- `maximum`=2000: the maximum hand" in options
 
@@ -238,3 +238,17 @@ async def test_cancel_and_a_drawn_game(scoring: ScoringService, ledger: LedgerSe
     done, posted = await scoring.confirm(drawn.id, BOB, guild_id=G)
     assert posted and done.status == "posted"
     assert await ledger.balance(G, ALICE) == 1000 and (await ledger.stats(G, BOB)).hands == 1
+
+
+def test_the_options_topic_never_shows_a_default_its_option_refuses() -> None:
+    """The limit game's limit read "`limit`=none" (its default is set by the Mah-Jongg
+    bonus), though `limit=none` is refused there: the limit game always has one."""
+    from bot.rules.rulesets import RULESETS
+
+    text = TOPICS["options"].text
+    section = text.split("**pung-chow-limit**")[1].split("**filipino-16**")[0]
+    assert "`limit`=none" not in section and "- `limit`: the limit (p.60)" in section
+    assert "**pung-chow**\n- `limit`=none: " in text  # Part I: none means no limit
+    for rules in RULESETS.values():
+        for spec in rules.option_specs:
+            assert f"`{spec.name}`" in text
