@@ -187,7 +187,7 @@ class LedgerCog(GuildOnly, commands.Cog):
         what = metric.value if metric else "chips"
         when = period.value if period else "all"
         if what == RATING:
-            await self._rating_board(interaction)
+            await self._rating_board(interaction, when)
             return
         entries = await self.service.leaderboard(interaction.guild_id, what, when, limit=10)
         title = f"Leaderboard: {what}, {PERIOD_WORDS[when]}"
@@ -208,8 +208,9 @@ class LedgerCog(GuildOnly, commands.Cog):
         )
         await self._remember(interaction)
 
-    async def _rating_board(self, interaction: discord.Interaction) -> None:
-        """Ranked ratings, then the provisional ones unranked (fewer than N rated games)."""
+    async def _rating_board(self, interaction: discord.Interaction, period: str = "all") -> None:
+        """Ranked ratings, then the provisional ones unranked (fewer than N rated games).
+        A rating has no period: one asked for is answered with all time, and told so."""
         assert interaction.guild_id is not None
         ranked, provisional = await _ratings(self.bot).leaderboard(interaction.guild_id)
         shown_ranked, shown_new = ranked[:10], provisional[:10]
@@ -228,6 +229,12 @@ class LedgerCog(GuildOnly, commands.Cog):
             lines += ["", f"**Provisional** (fewer than {PROVISIONAL_GAMES} rated games):"]
             lines += [
                 f"{names[r.user_id]} · {r.value:,} ({_count(r.games, 'game')})" for r in shown_new
+            ]
+        if period != "all":
+            lines[:0] = [
+                f"-# A rating sums up every game, not only those of {PERIOD_WORDS[period]}: "
+                "this board is all time.",
+                "",
             ]
         embed = make_embed("Leaderboard: rating, all time", "\n".join(lines))
         embed.set_footer(

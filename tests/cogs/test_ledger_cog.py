@@ -123,3 +123,11 @@ async def test_ratings_in_stats_and_the_leaderboard(discord_world, start_bot, cl
     ranked, _, provisional = text.partition("**Provisional**")
     assert "**1.** " in ranked and "alice" in ranked and "carol" in ranked
     assert "bob" in provisional  # two games only
+    # A period asked for is not silently dropped: ratings are all time, and the board says so.
+    weekly = await (
+        await w.carol.slash(w.channel, "leaderboard", metric="rating", period="week")
+    ).reply()
+    assert weekly.embeds[0]["title"] == "Leaderboard: rating, all time"
+    assert weekly.embeds[0]["description"].startswith(
+        "-# A rating sums up every game, not only those of the last 7 days: this board is all time."
+    )
