@@ -57,6 +57,7 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     refused = await (await w.alice.click(lobby, lobby_id(lobby, "join"))).reply()
     assert refused.content == "You are already at this table."
     assert await (await w.alice.click(lobby, lobby_id(lobby, "start"))).ack() == 6
+    place = opened.place  # the table's thread
 
     seen: dict[str, set[str]] = {"alice": set(), "bob": set()}
 
@@ -64,12 +65,12 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
         # The live DMs' buttons, gathered while they are there (a finished DM has none).
         for name, user in (("alice", w.alice), ("bob", w.bob)):
             seen[name].update(label for m in user.dm_messages() for label in labels(m))
-        return any("最终排名" in t for t in embed_texts(w.alice, w.channel))
+        return any("最终排名" in t for t in embed_texts(w.alice, place))
 
-    players = [SimPlayer(w.alice, w.channel), SimPlayer(w.bob, w.channel)]
+    players = [SimPlayer(w.alice, place), SimPlayer(w.bob, place)]
     await play_all(players, finished, timeout=180)
 
-    public = embed_texts(w.alice, w.channel)
+    public = embed_texts(w.alice, place)
     assert any(t.startswith("pung-chow：东圈，第 1 局") for t in public), public
     assert any(t.startswith("第 1 局：") for t in public), public
     assert not any(TRADITIONAL_ONLY.search(t) for t in public)
