@@ -129,6 +129,7 @@ def build_ui(out: Path, source: Path, face: str) -> None:
     subsetter.populate(text=ui_text())
     subsetter.subset(font)
     _rename(font, "Mahjong Bot UI CJK " + out.stem.rsplit("-", 1)[-1].capitalize())
+    font.recalcTimestamp = False  # the same characters give the same bytes (no merge noise)
     font.save(str(out))
     # What the face holds, for renderer/fonts.py (Pillow cannot list a font's characters).
     held = sorted(chr(c) for c in font.getBestCmap() if c > 0xFF)
