@@ -199,7 +199,12 @@ class TableChannel:
             return
         link = f"<#{table.channel_id}>"
         await self._edit_summary(
-            table, home, message_id, content=summary_line(table, link), embed=None, view=None
+            table,
+            home,
+            message_id,
+            content=summary_line(table, link, self.locale(table)),
+            embed=None,
+            view=None,
         )
 
     async def _edit_summary(

@@ -284,8 +284,9 @@ def rating_lines(table: LiveTable, locale: str = FALLBACK) -> list[str]:
     return out
 
 
-def standings_line(table: LiveTable) -> str:
-    return ", ".join(f"{name} {net:+d}" for name, net in standings(table)) or "no hand played"
+def standings_line(table: LiveTable, locale: str = FALLBACK) -> str:
+    said = [f"{name} {net:+d}" for name, net in standings(table)]
+    return _(locale, ", ").join(said) or _(locale, "no hand played")
 
 
 PLACES = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd"), 4: N_("4th")}
@@ -295,25 +296,33 @@ def place_words(place: int, locale: str = FALLBACK) -> str:
     return _(locale, PLACES[place]) if place in PLACES else f"{place}th"
 
 
-def summary_line(table: LiveTable, link: str) -> str:
-    """The one line the home channel keeps for a table once it plays (the lobby until then)."""
+def summary_line(table: LiveTable, link: str, locale: str = FALLBACK) -> str:
+    """The one line the home channel keeps for a table once it plays (the lobby until then),
+    in the server's language (a reason or status the catalogue lacks stays as written)."""
     state = table.state
-    where = f" in {link}" if link else ""
+    head = _(locale, "**Table {table}** ({ruleset})", table=table.id, ruleset=table.ruleset)
+    where = " " + _(locale, "in {place}", place=link) if link else ""
     if table.status == "playing" and state is not None:
-        total = f" of {table.hands}" if table.hands else ""
-        paused = getattr(table, "paused", False)
-        note = f" (paused: {getattr(table, 'pause_reason', '') or 'a permission is missing'})"
-        return (
-            f"**Table {table.id}** ({table.ruleset}): playing hand {state.deal}{total}{where}"
-            + (note if paused else "")
-            + "."
-        )
+        if table.hands:
+            playing = _(
+                locale, "playing hand {deal} of {hands}", deal=state.deal, hands=table.hands
+            )
+        else:
+            playing = _(locale, "playing hand {deal}", deal=state.deal)
+        note = ""
+        if getattr(table, "paused", False):
+            reason = getattr(table, "pause_reason", "") or N_("a permission is missing")
+            note = " " + _(locale, "(paused: {reason})", reason=_(locale, reason))
+        return f"{head}: {playing}{where}{note}" + _(locale, ".")
     ended = getattr(table, "end_reason", "")
     if ended and table.status == "finished":  # its thread may be gone: no link
-        return f"**Table {table.id}** ({table.ruleset}) ended: {ended}."
+        return head + " " + _(locale, "ended: {reason}.", reason=_(locale, ended))
     if table.status == "finished":
-        return f"**Table {table.id}** ({table.ruleset}) finished: {standings_line(table)}{where}."
-    return f"**Table {table.id}** ({table.ruleset}): {table.status}{where}."
+        line = standings_line(table, locale)
+        return (
+            head + " " + _(locale, "finished: {standings}", standings=line) + where + _(locale, ".")
+        )
+    return f"{head}: {_(locale, table.status)}{where}" + _(locale, ".")
 
 
 def table_alt_text(view: Any, names: tuple[str, ...], locale: str = FALLBACK) -> str:

@@ -71,6 +71,13 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     await play_all(players, finished, timeout=180)
 
     public = embed_texts(w.alice, place)
+    # The home channel's one line for the table, in the server's language too.
+    summary = await w.server.wait_for(
+        lambda: "已打完" in (w.server.message(lobby.id).content or ""),
+        timeout=60,
+        what="the finished summary line",
+    )
+    assert summary and w.server.message(lobby.id).content.startswith("**牌桌 1**（pung-chow）")
     assert any(t.startswith("pung-chow：东圈，第 1 局") for t in public), public
     assert any(t.startswith("第 1 局：") for t in public), public
     assert not any(TRADITIONAL_ONLY.search(t) for t in public)
