@@ -256,12 +256,21 @@ class SeatDMs:
         """The table ended for ``reason``: every seated member is told by DM (their live DM
         says so and is finished; a member without one gets a message)."""
         playing = table.state is not None and table.state.phase not in ("hand-over", "game-over")
-        text = (
-            f"**Table {table.id}** ({table.ruleset}) has ended: {reason}. "
-            "Finished hands stay settled."
-        )
-        if playing:
-            text += " The hand in play is abandoned: nobody pays for it."
+
+        def text_for(user_id: int) -> str:
+            """In the member's language (a reason the catalogue lacks stays as written)."""
+            locale = member_locale(self.bot, user_id, table.guild_id)
+            text = _(
+                locale,
+                "**Table {table}** ({ruleset}) has ended: {reason}. Finished hands stay settled.",
+                table=table.id,
+                ruleset=table.ruleset,
+                reason=_(locale, reason),
+            )
+            if playing:
+                text += " " + _(locale, "The hand in play is abandoned: nobody pays for it.")
+            return text
+
         told: set[int] = set()
         for (table_id, _seat), live in list(self.live.items()):
             if table_id != table.id or live.message is None or live.finished:
@@ -269,7 +278,7 @@ class SeatDMs:
             async with live.lock:
                 async with self.pacer.request(("dm", live.user_id), NORMAL, route="edit"):
                     with contextlib.suppress(discord.HTTPException):
-                        await live.message.edit(content=text, view=None)
+                        await live.message.edit(content=text_for(live.user_id), view=None)
                         told.add(live.user_id)
                 live.finished = True
         for player in table.players:
@@ -278,7 +287,7 @@ class SeatDMs:
             try:
                 channel = await self._dm_channel(player.user_id)
                 async with self.pacer.request(("dm", player.user_id), NORMAL):
-                    await channel.send(text)
+                    await channel.send(text_for(player.user_id))
             except discord.HTTPException as exc:
                 log.info("could not tell %s that table %s ended: %s", player.user_id, table.id, exc)
 

@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from bot.i18n import N_
 from bot.service.tables.model import LiveTable, TableError, WriteFailed
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class TableLifecycle:
             channel = table.channel_id
             other = self.by_channel.get(channel)
             if other is not None and other != table.id:
-                await self._close(table, "cancelled", "no thread, and the channel has a table")
+                await self._close(table, "cancelled", N_("no thread, and the channel has a table"))
                 raise TableError(
                     "I could not open a thread for the table, and this channel already has "
                     "one playing here. Finish it first, or give me Create Public Threads."
@@ -143,9 +144,10 @@ class TableLifecycle:
         ended = []
         for table in self.live_tables():
             if channel_id == table.channel_id:
-                reason = "its thread was deleted" if table.thread_id else "its channel was deleted"
+                deleted = N_("its thread was deleted")
+                reason = deleted if table.thread_id else N_("its channel was deleted")
             elif channel_id == table.home_channel_id:
-                reason = "its channel was deleted"
+                reason = N_("its channel was deleted")
             else:
                 continue
             await self.close_for(table, reason)
@@ -168,7 +170,7 @@ class TableLifecycle:
         if table is None or table.thread_id != thread_id:
             return None
         if locked:
-            await self.close_for(table, "its thread was locked by a moderator")
+            await self.close_for(table, N_("its thread was locked by a moderator"))
             return None
         return table
 
@@ -237,7 +239,7 @@ class TableLifecycle:
 
     async def pause(self, table: LiveTable, missing: list[str]) -> None:
         """No timer runs down, no automatic move is made, nothing is sent to the channel."""
-        reason = "missing " + ", ".join(missing) if missing else "missing permissions"
+        reason = "missing " + ", ".join(missing) if missing else N_("missing permissions")
         async with table.lock:
             if table.paused:
                 return

@@ -735,7 +735,8 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             if user_id != table.host_id and not can_manage:
                 raise TableError(N_("Only the host (or someone with Manage Server) can end it."))
             was_lobby = table.status == "lobby"
-            await self._close(table, "cancelled" if was_lobby else "finished", "ended by the host")
+            status = "cancelled" if was_lobby else "finished"
+            await self._close(table, status, N_("ended by the host"))
         if table.runner is not None and table.runner is not asyncio.current_task():
             table.runner.cancel()
         if self.notifier is not None:
