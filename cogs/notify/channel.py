@@ -216,14 +216,25 @@ class TableChannel:
             kw["embed"].to_dict() if kw.get("embed") else None,
             _view_key(kw.get("view")),
         )
-        if self._shown.get(("summary", table.id)) == shown:
+        key = ("summary", table.id)
+        before = self._shown.get(key)
+        if before == shown:
             return
+        # Claimed before the request waits in the pacer: a second call with the same line
+        # meanwhile sends nothing (it sent the same edit twice once the pacer held requests
+        # longer); given back if this one is not sent.
+        self._shown[key] = shown
         message = self._channel(channel_id).get_partial_message(message_id)
-        with contextlib.suppress(ChannelLost):
-            await self._request(
-                table, channel_id, NORMAL, lambda: message.edit(**kw), "edit", summary=True
-            )
-            self._shown[("summary", table.id)] = shown
+        sent = False
+        try:
+            with contextlib.suppress(ChannelLost):
+                await self._request(
+                    table, channel_id, NORMAL, lambda: message.edit(**kw), "edit", summary=True
+                )
+                sent = True
+        finally:
+            if not sent and self._shown.get(key) == shown:
+                self._shown[key] = before
 
     # -- the table message ---------------------------------------------------------------------
     def log_line(self, table: LiveTable, line: str) -> None:
