@@ -101,28 +101,23 @@ async def test_a_deleted_thread_ends_its_table(fake_discord, discord_world, run_
 
 
 @pytest.mark.slow
-async def test_a_deleted_channel_ends_its_thread_tables(
-    fake_discord, discord_world, run_bot, tmp_path
+@pytest.mark.parametrize(
+    "event, reason",
+    [
+        (lambda server, w: server.delete_channel(w.channel), "its channel was deleted"),
+        (lambda server, w: server.remove_bot(w.guild), "removed from the server"),
+    ],
+    ids=["channel deleted", "bot removed"],
+)
+async def test_a_deleted_channel_or_the_bot_removed_ends_its_thread_tables(
+    fake_discord, discord_world, run_bot, tmp_path, event, reason
 ):
     w, server, db = discord_world, fake_discord, tmp_path / "db.sqlite3"
     bot = await start_bot(run_bot, tmp_path)
     _opened, table = await playing(w, bot)
     start = failed(server)
-    await server.delete_channel(w.channel)
-    await ended(server, bot, db, table, "its channel was deleted", [w.alice, w.bob])
-    assert await quiet_afterwards(server, bot) - start <= 4
-
-
-@pytest.mark.slow
-async def test_the_bot_removed_from_the_server_ends_its_tables(
-    fake_discord, discord_world, run_bot, tmp_path
-):
-    w, server, db = discord_world, fake_discord, tmp_path / "db.sqlite3"
-    bot = await start_bot(run_bot, tmp_path)
-    _opened, table = await playing(w, bot)
-    start = failed(server)
-    await server.remove_bot(w.guild)
-    await ended(server, bot, db, table, "removed from the server", [w.alice, w.bob])
+    await event(server, w)
+    await ended(server, bot, db, table, reason, [w.alice, w.bob])
     assert await quiet_afterwards(server, bot) - start <= 4
 
 
