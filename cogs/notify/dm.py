@@ -56,6 +56,14 @@ class LiveDM:
     finished: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deals: dict[int, int] = field(default_factory=dict)  # recent message id -> its hand
+    kept: set[int] = field(default_factory=set)  # finished hands' messages: never deleted
+
+    def set_finished(self, finished: bool) -> None:
+        """Whether the live message shows its hand finished; such a message stays for good
+        (a delete of it scheduled while it was a replaced prompt must not take it)."""
+        self.finished = finished
+        if finished and self.message is not None:
+            self.kept.add(self.message.id)
 
     def remember(self, message_id: int, deal: int) -> None:
         self.deals[message_id] = deal
@@ -178,7 +186,8 @@ class SeatDMs:
         live.message, live.deal, live.key = message, content.deal, content.key
         live.remember(message.id, content.deal)
         live.picture_key = content.picture.key if content.picture else None
-        live.prompt_id, live.finished = content.prompt_id, content.finished
+        live.prompt_id = content.prompt_id
+        live.set_finished(content.finished)
         self._closed.pop((table.id, live.user_id), None)
         if old is not None:
             self.pacer.spawn(self._delete(live, old), f"dm-delete-{table.id}-{seat}")
@@ -196,7 +205,7 @@ class SeatDMs:
             await live.message.edit(**kwargs)
         live.key, live.picture_key = content.key, picture_key
         live.prompt_id = content.prompt_id or live.prompt_id
-        live.finished = content.finished
+        live.set_finished(content.finished)
 
     async def _delete(self, live: LiveDM, message: Any) -> None:
         """Delete a replaced prompt, unless it became the live message again while the delete
@@ -207,7 +216,9 @@ class SeatDMs:
         # the lock while its edit is in flight) either made it live before the check, or
         # finds it deleted and leaves the live message alone.
         async with self.pacer.request(("dm", live.user_id), LOW, route="delete"), live.lock:
-            if live.message is not None and live.message.id == message.id:
+            if message.id in live.kept or (
+                live.message is not None and live.message.id == message.id
+            ):
                 return
             with contextlib.suppress(discord.NotFound):
                 await message.delete()
@@ -223,7 +234,7 @@ class SeatDMs:
         async with self.pacer.request(("dm", live.user_id), NORMAL, route="edit"):
             with contextlib.suppress(discord.NotFound):
                 await live.message.edit(content=f"{header}\n{text}", view=None)
-        live.finished = True
+        live.set_finished(True)
 
     async def _skipped_hands(self, table: LiveTable, seat: int, live: LiveDM, deal: int) -> None:
         """Hands that began and ended between two updates of this DM (a short hand, the DM's
@@ -240,7 +251,8 @@ class SeatDMs:
             async with self.pacer.request(("dm", live.user_id), NORMAL):
                 live.message = await channel.send(content=f"{header}\n{text}")
             live.remember(live.message.id, result.number)
-            live.deal, live.finished, live.key = result.number, True, None
+            live.deal, live.key = result.number, None
+            live.set_finished(True)
 
     @staticmethod
     def _header(locale: str, table: LiveTable, deal: int) -> str:
@@ -280,7 +292,7 @@ class SeatDMs:
                     with contextlib.suppress(discord.HTTPException):
                         await live.message.edit(content=text_for(live.user_id), view=None)
                         told.add(live.user_id)
-                live.finished = True
+                live.set_finished(True)
         for player in table.players:
             if player.user_id is None or player.user_id in told:
                 continue
@@ -344,7 +356,7 @@ class SeatDMs:
                 live.remember(clicked.id, content.deal)
             live.deal, live.key, live.picture_key = content.deal, content.key, picture_key
             live.prompt_id = content.prompt_id or live.prompt_id
-            live.finished = content.finished
+            live.set_finished(content.finished)
         if old is not None:
             self.pacer.spawn(self._delete(live, old), f"dm-delete-{table.id}-{seat}")
 

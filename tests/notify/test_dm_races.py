@@ -10,7 +10,7 @@ from unittest.mock import AsyncMock, MagicMock
 
 import discord
 
-from cogs.notify.dm import SeatDMs
+from cogs.notify.dm import LiveDM, SeatDMs
 from cogs.notify.pacing import Pacer
 from cogs.notify.seat import SeatContent
 
@@ -147,4 +147,21 @@ async def test_a_live_message_deleted_by_the_member_is_posted_again_at_once() ->
     await pacer.drain()
     alive = [m for m in channel.messages if not m.deleted]
     assert [m.content for m in alive] == ["your turn"]
+    await pacer.close()
+
+
+async def test_a_finished_hands_message_is_never_deleted_by_a_delete_scheduled_before() -> None:
+    """A replaced prompt's delete waits its turn; meanwhile a click can make that message live
+    again and the hand can end in it, and the next hand's first message take over: the
+    delete must then leave the finished hand's message alone (it closes that hand's loop)."""
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    live = dms.live[(1, 0)] = LiveDM(5)
+    finished = await channel.send(content="Hand 2 is over.")
+    live.message = finished
+    live.set_finished(True)
+    live.message = await channel.send(content="hand 3: your turn")
+    await dms._delete(live, finished)
+    assert not finished.deleted
     await pacer.close()
