@@ -53,7 +53,7 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
 ) -> None:
     w = discord_world
     members = [w.alice, w.bob]
-    hands = 6
+    hands = 16  # a whole set of sixteen hands, with chat in between (issue 11)
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=hands)
@@ -72,7 +72,7 @@ async def test_the_table_stays_at_the_bottom_and_finished_hands_close_the_loop(
                 await asyncio.sleep(0.05)
 
         chat = asyncio.ensure_future(carol_chats())
-        await play_all(players, lambda: standings_posted(w.alice, place), timeout=180)
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=400)
         await chat
         await bot.services.tables.notifier.drain()
 
