@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.score import Payment, Score, ScoreLine
 from renderer import style
-from renderer.fonts import BOLD, CJK, REGULAR, font, latin_safe
+from renderer.fonts import BOLD, CJK, REGULAR, drawable, font, latin_safe, like
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Scene, ellipsize
 from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_items
@@ -241,10 +241,11 @@ def _title(
     d.text((width - MARGIN, 14), sub, font=f_sub, fill=style.TEXT_DIM, anchor="ra")
     room = width - 2 * MARGIN - f_sub.getlength(sub) - 24
     size = 20
-    while size > 14 and font(BOLD, size).getlength(latin_safe(title)) > room:
+    while size > 14 and like(font(BOLD, size), title).getlength(drawable(title)) > room:
         size -= 1
     f = font(BOLD, size)
-    d.text((MARGIN, 22), ellipsize(title, f, room), font=f, fill=style.GOLD, anchor="lm")
+    shown = ellipsize(title, f, room)
+    d.text((MARGIN, 22), shown, font=like(f, shown), fill=style.GOLD, anchor="lm")
 
 
 def _block(
@@ -304,13 +305,8 @@ def _block(
         left_of_numbers -= f_total.getlength(total) + 18
     label = f"{_name(names, seat.seat)} · {WIND_NAMES[seat.wind]}"
     label_x = cx + r + 10
-    d.text(
-        (label_x, cy),
-        ellipsize(label, f_label, left_of_numbers - label_x),
-        font=f_label,
-        fill=style.TEXT,
-        anchor="lm",
-    )
+    shown = ellipsize(label, f_label, left_of_numbers - label_x)
+    d.text((label_x, cy), shown, font=like(f_label, shown), fill=style.TEXT, anchor="lm")
 
     ty = y + HEAD
     for items, _ in lines:
@@ -363,12 +359,13 @@ def _who_pays(payer: str, payee: str, f: ImageFont.FreeTypeFont, room: float) ->
     """ "payer → payee" in ``room`` pixels: when it does not fit, each name is shortened to
     half the room, so both stay readable (never the payee cut away)."""
     whole = f"{payer} → {payee}"
-    if f.getlength(latin_safe(whole)) <= room:
+    if like(f, whole).getlength(drawable(whole)) <= room:
         return whole
     names_room = room - f.getlength(" → ")
-    payee_room = min(f.getlength(latin_safe(payee)), names_room / 2)
+    payee_room = min(like(f, payee).getlength(drawable(payee)), names_room / 2)
     payee_text = ellipsize(payee, f, payee_room)
-    return f"{ellipsize(payer, f, names_room - f.getlength(payee_text))} → {payee_text}"
+    payer_room = names_room - like(f, payee_text).getlength(payee_text)
+    return f"{ellipsize(payer, f, payer_room)} → {payee_text}"
 
 
 def _payments(
@@ -385,7 +382,7 @@ def _payments(
         return
     amount_right = MARGIN + width * 0.5
     for who, amount, reason in paid:
-        d.text((MARGIN, y), who, font=f, fill=style.TEXT)
+        d.text((MARGIN, y), drawable(who), font=like(f, drawable(who)), fill=style.TEXT)
         d.text((amount_right, y), amount, font=f_amount, fill=style.GOLD, anchor="ra")
         for k, text in enumerate(reason):
             if text:

@@ -109,7 +109,7 @@ def ui_text() -> str:
     from bot.i18n.tiles import CHINESE
 
     chars = {chr(c) for c in range(0x20, 0x7F)} | {chr(c) for c in range(0xA0, 0x100)}
-    chars |= set("，。：；（）「」、…·！？＋－")
+    chars |= set("，。：；（）「」、…·！？＋－→←−–—")  # the cards' arrows and dashes
     for locale in SHIPPED:
         with po_path(locale).open("rb") as f:
             for message in read_po(f):

@@ -88,3 +88,17 @@ def test_the_seat_picture_in_each_language() -> None:
         for locale in ("zh-TW", "zh-CN", "en-US")
     }
     assert len(set(pictures.values())) == 3  # the words differ, nothing else
+
+
+@pytest.mark.skipif(not fonts.system_cjk_available(), reason="fonts-noto-cjk not installed")
+def test_the_score_card_draws_chinese_names() -> None:
+    from renderer import render_score_card
+    from renderer.samples import sample_scores
+
+    view = sample_table(11)
+    scores, payments = sample_scores(view, 0)
+
+    def card(names: tuple[str, ...]) -> bytes:
+        return render_score_card(view, names, scores, payments, winner=0, winning_tile=5)
+
+    assert card(("王小明", "bob", "陳美玲", "Zoë")) != card(("?", "bob", "?", "Zoë"))
