@@ -264,6 +264,13 @@ async def test_started_from_another_folder_the_bot_finds_the_same_database(
             if run == 0:
                 lobby = await (await w.alice.slash(w.channel, "mahjong new")).reply()
                 assert lobby.custom_ids()
+                # Stopped once the lobby has its thread (a stop between the two is the
+                # lifecycle's business, not where the data lives).
+                await fake_discord.wait_for(
+                    lambda lobby=lobby: fake_discord.message(lobby.id).thread,
+                    timeout=30,
+                    what="thread",
+                )
         finally:
             proc.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(proc.wait(), 10) == 0
