@@ -297,15 +297,20 @@ class DiscordTableNotifier:
     async def _tell_closed(self, table: LiveTable, user_id: int) -> None:
         from cogs.controls import seat_button
 
+        locale = self.channel.locale(table)  # a channel post: the server's language
         view = discord.ui.View(timeout=None)
-        view.add_item(seat_button(table.id, "hand", "Show my hand"))
+        view.add_item(seat_button(table.id, "hand", _(locale, "Show my hand")))
         await self._in_order(
             table,
             self.channel.post(
                 table,
-                content=f"<@{user_id}>, I cannot send you direct messages (your DMs are closed). "
-                "Press **Show my hand** (or **My hand** on the table) to see your tiles and "
-                "play privately here; the table goes on.",
+                content=_(
+                    locale,
+                    "{member}, I cannot send you direct messages (your DMs are closed). "
+                    "Press **Show my hand** (or **My hand** on the table) to see your tiles and "
+                    "play privately here; the table goes on.",
+                    member=f"<@{user_id}>",
+                ),
                 view=view,
                 allowed_mentions=discord.AllowedMentions(users=True),
             ),
