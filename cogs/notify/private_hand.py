@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.i18n import _
 from cogs.controls import seat_button
 from cogs.notify.pacing import NORMAL, URGENT, Pacer
 from cogs.notify.pictures import Pictures
@@ -114,14 +115,18 @@ class PrivateHands:
 
     async def _expire(self, table: LiveTable, seat: int, hand: PrivateHand) -> None:
         self.hands.pop((table.id, seat), None)
+        locale = self.dms.locale(table, seat)  # the member's own language (ephemeral)
         view = discord.ui.View(timeout=None)
-        view.add_item(seat_button(table.id, "hand", "Go on"))
+        view.add_item(seat_button(table.id, "hand", _(locale, "Go on")))
         token = ("token", hand.interaction.id)
         async with self.pacer.request(token, NORMAL, route="edit", counted=False):
             with contextlib.suppress(discord.HTTPException):
                 await hand.interaction.edit_original_response(
-                    content="Discord lets this private hand stay live for 15 minutes. "
-                    "Press **Go on** to keep playing here.",
+                    content=_(
+                        locale,
+                        "Discord lets this private hand stay live for 15 minutes. "
+                        "Press **Go on** to keep playing here.",
+                    ),
                     view=view,
                     attachments=[],
                 )
