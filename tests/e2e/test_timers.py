@@ -36,6 +36,10 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
 
     with recording_states() as states, patch.object(TableTimers, "_set_away", set_away):
         bot = await start_bot(run_bot, tmp_path)
+        # Computers that pause a little: once the computer player has alice's seat nobody
+        # waits for anyone, and at full speed a loaded machine finished the game before she
+        # could take her seat back (CI saw the game end first).
+        bot.services.tables.computer_delay = 0.1
         opened = await open_table(
             w, w.alice, computer_players=3, hands=3, turn_seconds=TURN, claim_seconds=CLAIM
         )
@@ -51,7 +55,9 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
 
         place = opened.place
         alice = SimPlayer(w.alice, place, policy=first_move_only)
-        task = asyncio.create_task(alice.play(lambda: standings_posted(w.alice, place), timeout=60))
+        task = asyncio.create_task(
+            alice.play(lambda: standings_posted(w.alice, place), timeout=240)
+        )
 
         def away_dm():
             dms = alice.hand_dms()
