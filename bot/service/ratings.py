@@ -1,11 +1,13 @@
 """Skill ratings per server, from the finished games of its members (issue 13.2).
 
-The rating is OpenSkill's Plackett-Luce model (Weng and Lin, "A Bayesian Approximation
-Method for Online Ranking", 2011), made for free-for-all games of any number of players: a
-game is the order its members finished in, each member a team of one. Each member has a
-skill estimate ``mu`` and its uncertainty ``sigma``, starting at OpenSkill's 25 and 25/3;
-what people see is :data:`SCALE` times ``mu`` (1,000 to start). Why these choices, and why
-computer players do not count, is in docs/ratings.md.
+The rating is OpenSkill's Bradley-Terry model with full pairing (Weng and Lin, "A Bayesian
+Approximation Method for Online Ranking", 2011, Algorithm 1), made for free-for-all games of
+any number of players: a game is the order its members finished in, each member a team of
+one, compared with every other member. Not Plackett-Luce: its ties gave the member below a
+shared place the same gain as those sharing it (tied first 28, 28, third -8: +37 each).
+Each member has a skill estimate ``mu`` and its uncertainty ``sigma``, starting at
+OpenSkill's 25 and 25/3; what people see is :data:`SCALE` times ``mu`` (1,000 to start).
+Why these choices, and why computer players do not count, is in docs/ratings.md.
 
 - A game is a table whose status is *finished* (its planned hands played, or ended by the
   host after some hands: the hands played stand, so ending early never dodges a loss).
@@ -25,7 +27,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
+from openskill.models import BradleyTerryFull
 
 from bot.store.ratings_repo import ChangeRow, RatingRow, RatingsRepository
 
@@ -37,7 +39,7 @@ SCALE = 40
 PROVISIONAL_GAMES = 5
 #: OpenSkill's defaults, written out: they are stored with every rating, so they may not move.
 MU, SIGMA = 25.0, 25.0 / 3
-MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
+MODEL = BradleyTerryFull(mu=MU, sigma=SIGMA)
 
 
 def shown(mu: float) -> int:

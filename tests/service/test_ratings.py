@@ -26,37 +26,51 @@ def test_places_share_the_better_place_on_equal_chips() -> None:
 
 
 async def test_four_new_members_move_as_worked_out_by_hand(db, ledger, clock) -> None:
-    """Plackett-Luce (Weng and Lin 2011, Algorithm 4) for four new members, by hand.
+    """Bradley-Terry, full pairing (Weng and Lin 2011, Algorithm 1), for four new members,
+    by hand.
 
     Every prior is mu = 25, sigma = 25/3; OpenSkill first adds its dynamics tau = 25/300 to
-    sigma, and beta = 25/6. With equal mu, each exp(mu/c) is equal, so the chance the model
-    gives member i to beat those still left at place q is 1/|C_q|, |C_q| = 4, 3, 2, 1.
-    Then delta mu_i = (s2 / c) * omega_i, s2 = sigma^2 + tau^2, c = sqrt(4 (s2 + beta^2)):
-      1st: 1 - 1/4                             =  9/12
-      2nd: -1/4 + (1 - 1/3)                    =  5/12
-      3rd: -1/4 - 1/3 + (1 - 1/2)              = -1/12
-      4th: -1/4 - 1/3 - 1/2 + (1 - 1)          = -13/12
-    So the first two go up, the last two down, the fourth by 13 times what the third loses,
-    and the winner gains 9/5 of what the second does."""
+    sigma, and beta = 25/6. Each member is compared with each other one: with equal mu the
+    model's chance of winning each comparison is 1/2, and a comparison moves mu by
+    (s2 / c) * (outcome - 1/2), s2 = sigma^2 + tau^2, c = sqrt(2 s2 + 2 beta^2), outcome 1
+    for a win, 0 for a loss, 1/2 for a tie:
+      1st: three wins                 =  3/2
+      2nd: one loss, two wins         =  1/2
+      3rd: two losses, one win        = -1/2
+      4th: three losses               = -3/2
+    So the first two go up, the last two down, the winner by three times the second."""
     game = await finished_game(db, ledger, clock, {ANN: 40, BO: 10, CY: -15, DI: -35})
     changes = await ratings(db, clock).rate_game(game)
 
     s2 = SIGMA**2 + (25 / 300) ** 2
-    c = math.sqrt(4 * (s2 + (25 / 6) ** 2))
-    omega = {ANN: 9 / 12, BO: 5 / 12, CY: -1 / 12, DI: -13 / 12}
+    c = math.sqrt(2 * s2 + 2 * (25 / 6) ** 2)
+    omega = {ANN: 3 / 2, BO: 1 / 2, CY: -1 / 2, DI: -3 / 2}
     stored = {
         r[0]: r[1] for r in await _rows(db, "SELECT user_id, mu FROM ratings WHERE guild_id = ?")
     }
     for user, w in omega.items():
         assert stored[user] == pytest.approx(MU + s2 / c * w, abs=1e-9)
     assert [changes[u].place for u in (ANN, BO, CY, DI)] == [1, 2, 3, 4]
-    assert [changes[u].delta for u in (ANN, BO, CY, DI)] == [112, 62, -12, -162]
+    assert [changes[u].delta for u in (ANN, BO, CY, DI)] == [316, 105, -105, -316]
     assert all(changes[u].before == 1000 for u in omega)
     # Direction and order: up, up, down, down; first > second > third > fourth.
     deltas = [stored[u] - MU for u in (ANN, BO, CY, DI)]
     assert deltas[0] > deltas[1] > 0 > deltas[2] > deltas[3]
-    assert deltas[0] / deltas[1] == pytest.approx(9 / 5)
-    assert deltas[3] / deltas[2] == pytest.approx(13)
+    assert deltas[0] / deltas[1] == pytest.approx(3)
+    assert deltas[3] / deltas[2] == pytest.approx(3)
+
+
+async def test_a_shared_place_moves_those_who_share_it_alike_and_no_one_below_as_much(
+    db, ledger, clock
+) -> None:
+    """Tied first (28, 28), then -8 and -48: the two tied gain alike (one tie, two wins:
+    +1 comparison's worth), the third loses (-1/2), the last the most (-3/2). Plackett-Luce,
+    the model before, gave the third the same +37 as the tied first two (CI caught it)."""
+    game = await finished_game(db, ledger, clock, {ANN: 28, BO: 28, CY: -8, DI: -48})
+    changes = await ratings(db, clock).rate_game(game)
+    delta = [changes[u].delta for u in (ANN, BO, CY, DI)]
+    assert delta[0] == delta[1] > 0 > delta[2] > delta[3]
+    assert delta == [211, 211, -105, -316]
 
 
 async def test_computer_players_do_not_count(db, ledger, clock) -> None:
