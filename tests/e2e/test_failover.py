@@ -32,7 +32,7 @@ from bot.store.database import open_database
 from tests.e2e.checks import check_ledger, replay
 from tests.e2e.harness import BotProcess, lobby_id, standings_posted
 from tests.e2e.players import MOVE, SimPlayer, move_buttons, pause, resume, seat_button
-from tests.e2e.test_restart import forgive_disconnects
+from tests.e2e.test_restart import VERB_ACTIONS, forgive_disconnects
 from tests.fakediscord.world import BOT_PERMISSIONS
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -41,17 +41,6 @@ SHARDS = 3
 GUILDS = 6
 TABLES_PER_GUILD = 2
 LEASE_SECONDS = "6"  # a heartbeat every 2 s; shorter leases expire on a loaded machine
-VERB_ACTIONS = {
-    "discard": "Discard",
-    "riichi": "Riichi",
-    "chow": "Chow",
-    "kong": "Kong",
-    "pung": "Pung",
-    "mahjong": "MahJongg",
-    "pass": "Pass",
-    "wash": "WashTiles",
-    "furiten": "DeclareFuriten",
-}
 
 
 class Member(SimPlayer):
