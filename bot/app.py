@@ -131,6 +131,10 @@ class MahjongBot(commands.Bot):
         # offline for 25 s): the open tables are read now, replayed in the background, and a
         # table asked for before its turn is rebuilt on the spot (TableService.load).
         await self.services.load()
+        # Members' languages, for the DMs sent before their next click (bot/i18n/locales.py).
+        from bot.store.member_settings_repo import MemberSettingsRepository
+
+        await self.member_locales.load(MemberSettingsRepository(self.db))
         self.spawn(self._restore(), "restore-tables")
         self.spawn(self._heartbeat(), "heartbeat")
 
@@ -177,7 +181,7 @@ class MahjongBot(commands.Bot):
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         # A DM is no interaction: the language of a member's DMs is that of their last click.
-        self.member_locales.remember(interaction.user.id, interaction.locale)
+        await self.member_locales.remember(interaction.user.id, interaction.locale)
 
     async def on_ready(self) -> None:
         if self.reported_ready:

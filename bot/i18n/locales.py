@@ -2,13 +2,19 @@
 
 Discord tells the member's locale with every interaction (``interaction.locale``) and the
 server's as ``guild.preferred_locale``. A DM is no interaction, so the locale each member
-last used is remembered (:class:`MemberLocales`, in memory: after a restart a member's DMs
-follow the server's language until their next click, which every move is).
+last used is remembered (:class:`MemberLocales`): in memory for every DM, and in the database
+(``member_locales``, migration 0008) so that after a restart the DMs sent before a member's
+next click are still in their language. Only a change is written (a member's locale rarely
+changes), so the clicks of a game cost no writes. With several processes (PostgreSQL) each
+reads the stored locales at start and learns later changes from its own interactions.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
 
 #: The shipped catalogues, by Discord locale code; anything else reads English.
 SHIPPED = ("zh-TW", "zh-CN")
@@ -34,18 +40,42 @@ def guild_locale(bot: Any, guild_id: int | None) -> str:
     return catalogue_of(getattr(guild, "preferred_locale", None))
 
 
+class LocaleStore(Protocol):
+    async def all_member_locales(self) -> dict[int, str]: ...
+    async def save_member_locale(self, user_id: int, locale: str) -> None: ...
+
+
 class MemberLocales:
-    """The locale each member used last (``bot.member_locales``), fed by every interaction."""
+    """The locale each member used last (``bot.member_locales``), fed by every interaction;
+    kept in ``store`` (a :class:`bot.store.member_settings_repo.MemberSettingsRepository`)
+    once :meth:`load` has read it."""
 
     def __init__(self) -> None:
-        self._by_user: dict[int, str] = {}
+        self._by_user: dict[int, str] = {}  # user id -> the Discord locale code, as sent
+        self.store: LocaleStore | None = None
 
-    def remember(self, user_id: int, locale: Any) -> None:
-        if locale is not None:
-            self._by_user[user_id] = catalogue_of(locale)
+    async def load(self, store: LocaleStore) -> None:
+        """Read the stored locales (a few bytes a member) and keep writing changes there.
+        A locale learnt meanwhile from an interaction wins over the stored one."""
+        stored = await store.all_member_locales()
+        self._by_user = {**stored, **self._by_user}
+        self.store = store
+
+    async def remember(self, user_id: int, locale: Any) -> None:
+        code = str(getattr(locale, "value", locale) or "")
+        if not code or self._by_user.get(user_id) == code:
+            return
+        self._by_user[user_id] = code
+        if self.store is None:
+            return
+        try:
+            await self.store.save_member_locale(user_id, code)
+        except Exception:  # a language is no game state: the DMs just fall back after a restart
+            log.warning("could not store member %s's locale", user_id, exc_info=True)
 
     def get(self, user_id: int | None) -> str | None:
-        return self._by_user.get(user_id) if user_id is not None else None
+        code = self._by_user.get(user_id) if user_id is not None else None
+        return catalogue_of(code) if code else None
 
 
 def member_locale(bot: Any, user_id: int | None, guild_id: int | None = None) -> str:

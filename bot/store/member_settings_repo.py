@@ -1,5 +1,7 @@
 """Each member's own settings (``member_settings``, migration 0003): one row per member who
-changed something; the table service keeps them all in memory (a few bytes a member)."""
+changed something; the table service keeps them all in memory (a few bytes a member). And
+each member's last Discord locale (``member_locales``, migration 0008), kept in memory by
+:class:`bot.i18n.locales.MemberLocales` for the language of their DMs."""
 
 from __future__ import annotations
 
@@ -28,4 +30,18 @@ class MemberSettingsRepository(Repository):
             "discard_drawn_on_timeout = excluded.discard_drawn_on_timeout, "
             "updated_at = excluded.updated_at",
             (user_id, *stored, self.now()),
+        )
+
+    async def all_member_locales(self) -> dict[int, str]:
+        """Each member's last Discord locale (``member_locales``, migration 0008)."""
+        async with self.reading():
+            rows = await self.fetchall("SELECT user_id, locale FROM member_locales")
+        return {r["user_id"]: r["locale"] for r in rows}
+
+    async def save_member_locale(self, user_id: int, locale: str) -> None:
+        await self.write(
+            "INSERT INTO member_locales (user_id, locale, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET locale = excluded.locale, "
+            "updated_at = excluded.updated_at",
+            (user_id, locale[:16], self.now()),
         )
