@@ -21,6 +21,7 @@ from bot.rules.rulesets import RULESETS, HandError
 from bot.service.guild_settings import SettingsError
 from bot.service.tables import LiveTable, TableError, TableService
 from cogs import controls
+from cogs.common import handle_error, reply_error
 from cogs.notify import DiscordTableNotifier
 
 log = logging.getLogger(__name__)
@@ -31,11 +32,7 @@ RULE_CHOICES = [app_commands.Choice(name=name, value=name) for name in RULESETS]
 async def _refuse(interaction: discord.Interaction, text: str) -> None:
     """A short private answer that changes nothing, in the member's language (a refusal
     marked for the catalogue is translated; one built with numbers in it stays English)."""
-    text = _(interaction.locale, text)
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    await reply_error(interaction, text)
 
 
 def _can_manage(interaction: discord.Interaction) -> bool:
@@ -101,8 +98,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         if isinstance(original, TableError | HandError | OptionError | SettingsError):
             await _refuse(interaction, str(original))
             return
-        log.error("command failed", exc_info=original)
-        await _refuse(interaction, "Something went wrong; the table is unchanged.")
+        await handle_error(interaction, error)
 
     # -- commands ----------------------------------------------------------------------------
     @app_commands.command(name="new", description="Open a mahjong table in this channel")
