@@ -29,6 +29,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import FALLBACK, _, answer_locale
+from bot.i18n.score_words import score_words
+from bot.i18n.tiles import wind_words
 from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
 from bot.service.hand_reading import HINT_LENGTH, HandReading, hand_hint, read_hand
@@ -67,60 +70,88 @@ def _scoring(client: Any) -> ScoringService:
 # -- /score ------------------------------------------------------------------------------------
 
 
-def _line(line: Any, previous: str | None = None) -> str:
+def _line(line: Any, previous: str | None = None, locale: str = FALLBACK) -> str:
     """One score line; its source is named when it differs from the line above's."""
     source = f" · *{line.source}*" if line.source and line.source != previous else ""
+    name = score_words(locale, line.name)
     if line.doubles:
         factor = 2**line.doubles
-        return f"`  ×{factor:<4}` {line.name}{source}"
-    return f"`{line.points:>6} ` {line.name}{source}"
+        return f"`  ×{factor:<4}` {name}{source}"
+    return f"`{line.points:>6} ` {name}{source}"
 
 
-def score_embed(result: ScoreResult) -> discord.Embed:
+def score_embed(result: ScoreResult, locale: str = FALLBACK) -> discord.Embed:
     """The itemised score: each line with its points or doubling and the rule it comes from,
-    the total, and what each other seat pays (their hands scoring nothing)."""
+    the total, and what each other seat pays (their hands scoring nothing); in ``locale``
+    (the rule books' page references stay as cited)."""
     score = result.score
-    where = f"{WINDS[result.seat]} seat, {WINDS[result.round_wind]} round"
+
+    def wind(seat: int) -> str:
+        return wind_words(locale, seat)
+
+    where = _(
+        locale, "{seat} seat, {round} round", seat=wind(result.seat), round=wind(result.round_wind)
+    )
     lines = [f"`{result.text}`", f"{where} · {result.title}", ""]
     previous: str | None = None
     for line in score.lines:
-        lines.append(_line(line, previous))
+        lines.append(_line(line, previous, locale))
         previous = line.source
     if not score.lines:
-        lines.append("Nothing in this hand scores.")
+        lines.append(_(locale, "Nothing in this hand scores."))
     if score.limit_hand:
-        lines.append(f"**Limit hand:** {score.limit_hand}")
-    title = f"{'Mah-Jongg' if result.winner else 'Losing hand'}: {chips(score.total)} points"
+        lines.append(
+            _(locale, "**Limit hand:** {name}", name=score_words(locale, score.limit_hand))
+        )
+    if result.winner:
+        title = _(locale, "Mah-Jongg: {points} points", points=chips(score.total))
+    else:
+        title = _(locale, "Losing hand: {points} points", points=chips(score.total))
     embed = make_embed(title, "\n".join(lines), colour=COLOUR)
     if result.payments:
         paid = [
-            f"{WINDS[p.payer]} pays {WINDS[p.payee]} **{chips(p.amount)}**"
-            + (f" ({p.reason})" if p.reason and p.reason != "Mah-Jongg" else "")
+            _(
+                locale,
+                "{payer} pays {payee} **{amount}**",
+                payer=wind(p.payer),
+                payee=wind(p.payee),
+                amount=chips(p.amount),
+            )
+            + (
+                f" ({score_words(locale, p.reason)})"
+                if p.reason and p.reason != "Mah-Jongg"
+                else ""
+            )
             for p in result.payments
         ]
         net = result.net[result.seat]
         # A penalty (Furi Tem, a false Mah-Jongg) leaves the hand's player paying.
         paid.append(
-            f"{WINDS[result.seat]} collects {signed(net)}"
+            _(locale, "{seat} collects {amount}", seat=wind(result.seat), amount=signed(net))
             if net >= 0
-            else f"{WINDS[result.seat]} pays {chips(-net)} in all"
+            else _(
+                locale, "{seat} pays {amount} in all", seat=wind(result.seat), amount=chips(-net)
+            )
         )
-        embed.add_field(name="Payments", value="\n".join(paid)[:1024], inline=False)
+        embed.add_field(name=_(locale, "Payments"), value="\n".join(paid)[:1024], inline=False)
     elif result.winner:
-        embed.add_field(name="Payments", value="Nobody pays.", inline=False)
+        embed.add_field(name=_(locale, "Payments"), value=_(locale, "Nobody pays."), inline=False)
     if result.house_rules:
         embed.add_field(
-            name="House rules", value=house_rules_words(result.house_rules), inline=False
+            name=_(locale, "House rules"),
+            value=house_rules_words(result.house_rules, locale),
+            inline=False,
         )
-    notes = ["The other hands count as scoring nothing."]
+    notes = [_(locale, "The other hands count as scoring nothing.")]
     if result.limit is not None:
-        notes.append(f"Limit {chips(result.limit)} (East double).")
-    embed.set_footer(text=" ".join(notes) + " /rules scoring explains the values.")
+        notes.append(_(locale, "Limit {limit} (East double).", limit=chips(result.limit)))
+    notes.append(_(locale, "/rules scoring explains the values."))
+    embed.set_footer(text=" ".join(notes))
     return embed
 
 
 def score_card_request(
-    result: ScoreResult, name: str = ""
+    result: ScoreResult, name: str = "", locale: str = FALLBACK
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The arguments of ``renderer.render_score_card`` for a hand scored by ``/score``
     (``name``: whose hand): the hand alone at its seat, the others empty."""
@@ -151,29 +182,36 @@ def score_card_request(
         dead_wall=0,
         revealed=True,
     )
-    names = list(WINDS)
+    names = [wind_words(locale, s) for s in range(4)]
     if name:
         names[result.seat] = name
     scores = [result.score if s == result.seat else None for s in range(4)]
     title = None
     if not result.winner:
-        title = f"A losing hand: {chips(result.score.total)} points (no Mah-Jongg)"
+        title = _(
+            locale,
+            "A losing hand: {points} points (no Mah-Jongg)",
+            points=chips(result.score.total),
+        )
     kwargs: dict[str, Any] = {
         "winner": result.seat if result.winner else None,
         "winning_tile": result.win.tile if result.win is not None else None,
         "title": title,
+        "locale": locale,
     }
     return (view, names, scores, list(result.payments)), kwargs
 
 
-async def score_card_png(client: Any, result: ScoreResult, name: str = "") -> bytes | None:
+async def score_card_png(
+    client: Any, result: ScoreResult, name: str = "", locale: str = FALLBACK
+) -> bytes | None:
     """The score card image of a scored hand, drawn by the bot's drawing processes; None if
     drawing fails (the embed alone is a full answer)."""
     drawing = getattr(client, "drawing", None)
     if drawing is None:
         return None
     try:
-        args, kwargs = score_card_request(result, name)
+        args, kwargs = score_card_request(result, name, locale)
         # The "lookup" lane: a look-up waits behind no table's or player's picture.
         return await drawing.draw("score_card", *args, lane="lookup", **kwargs)
     except Exception:
@@ -334,9 +372,15 @@ def _as_win(text: str | None) -> str | None:
     return text if words[0].lower() in ("win", "won", "winning", "+") else f"win {text}"
 
 
-def _card_alt(result: ScoreResult) -> str:
-    what = "Mah-Jongg" if result.winner else "A losing hand"
-    return f"Score card: {what}, {result.text}, {result.score.total} points"[:1000]
+def _card_alt(result: ScoreResult, locale: str = FALLBACK) -> str:
+    what = _(locale, "Mah-Jongg") if result.winner else _(locale, "A losing hand")
+    return _(
+        locale,
+        "Score card: {what}, {hand}, {points} points",
+        what=what,
+        hand=result.text,
+        points=result.score.total,
+    )[:1000]
 
 
 class ShareRulesButton(
@@ -465,12 +509,15 @@ class LookupCog(_ScoringCog):
             renchon=renchon,
         )
         await interaction.response.defer(thinking=True)  # before drawing the card
-        embed = score_embed(result)
-        png = await score_card_png(interaction.client, result, display_name(interaction.user))
+        locale = answer_locale(interaction)  # public: the server's language (a DM: the member's)
+        embed = score_embed(result, locale)
+        png = await score_card_png(
+            interaction.client, result, display_name(interaction.user), locale
+        )
         if png is None:
             await interaction.followup.send(embed=embed)
             return
-        card = discord.File(io.BytesIO(png), "score.png", description=_card_alt(result))
+        card = discord.File(io.BytesIO(png), "score.png", description=_card_alt(result, locale))
         embed.set_image(url="attachment://score.png")
         await interaction.followup.send(embed=embed, file=card)
 

@@ -69,15 +69,24 @@ def render_score_card(
     winner: int | None,
     winning_tile: int | None,
     title: str | None = None,
+    locale: str = "en-US",
 ) -> bytes:
     """All hands laid open with their itemised scores and the payments.
 
     ``scores`` and ``names`` are indexed by physical seat; ``payments`` and ``winner`` name
     physical seats (None: nobody won). ``title`` replaces the heading ("Mah-Jongg! ... wins",
-    or "Hand over: nobody won"): a drawn hand, washing, a hand scored alone.
+    or "Hand over: nobody won"): a drawn hand, washing, a hand scored alone. ``locale``: the
+    language of the card's words and score lines.
     """
     image = compose_score_card(
-        view, names, scores, payments, winner=winner, winning_tile=winning_tile, title=title
+        view,
+        names,
+        scores,
+        payments,
+        winner=winner,
+        winning_tile=winning_tile,
+        title=title,
+        locale=locale,
     )
     return png_bytes(image)
 

@@ -16,16 +16,18 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.i18n import FALLBACK, _
+from bot.i18n.score_words import score_words
+from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.score import Payment, Score, ScoreLine
 from renderer import style
-from renderer.fonts import BOLD, CJK, REGULAR, drawable, font, latin_safe, like
+from renderer.fonts import BOLD, CJK, REGULAR, drawable, font, like
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Scene, ellipsize
 from renderer.rows import concealed_tiles, flow, line_height, meld_units, row_items
 from renderer.tile_cache import depth
 
-WIND_NAMES = ("East", "South", "West", "North")
 WIDTH = 600  # shown ~400 px wide in Discord: text stays ~11 px there
 MARGIN = 18
 TILE_W = 36
@@ -35,27 +37,29 @@ HEAD = 40
 CAPTION = 22
 
 
-def _name(names: Sequence[str], seat: int) -> str:
+def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
     if seat < len(names) and names[seat] and names[seat].strip():
         return names[seat].strip()
-    return f"Seat {seat + 1}"
+    return _(locale, "Seat {number}", number=seat + 1)
 
 
-def _score_rows(score: Score | None) -> list[tuple[str, str]]:
+def _score_rows(score: Score | None, locale: str = FALLBACK) -> list[tuple[str, str]]:
+    """Each score line (its name in the card's language: bot/i18n/score_words.py)."""
     if score is None:
-        return [("No score for this hand", "")]
-    rows = [_line_text(line) for line in score.lines]
+        return [(_(locale, "No score for this hand"), "")]
+    rows = [_line_text(line, locale) for line in score.lines]
     if not rows:
-        rows.append(("Nothing scores", "0"))
+        rows.append((_(locale, "Nothing scores"), "0"))
     if score.limit_hand:
-        rows.append((f"Limit hand: {score.limit_hand}", ""))
+        rows.append((score_words(locale, f"Limit hand: {score.limit_hand}"), ""))
     return rows
 
 
-def _line_text(line: ScoreLine) -> tuple[str, str]:
+def _line_text(line: ScoreLine, locale: str = FALLBACK) -> tuple[str, str]:
+    name = score_words(locale, line.name)
     if line.doubles:
-        return (line.name, "×2" if line.doubles == 1 else f"×2^{line.doubles}")
-    return (line.name, str(line.points))
+        return (name, "×2" if line.doubles == 1 else f"×2^{line.doubles}")
+    return (name, str(line.points))
 
 
 def _tile_lines(
@@ -84,7 +88,7 @@ def _tile_lines(
     units = [(items, u, 0.0), *meld_units(seat.melds, seat.seat, seat.flowers, w, 2 * GAP)]
     if winning is not None and win_index is None and seat.concealed is not None:
         # The winning tile completed a set now laid out: mark it there.
-        for meld_items, _, _ in units[1:]:
+        for meld_items, _end, _gap in units[1:]:
             hit = next((item for item in meld_items if item.tile == winning), None)
             if hit is not None:
                 hit.outline = style.WIN
@@ -93,7 +97,7 @@ def _tile_lines(
 
 
 def _lines_height(lines: list[tuple[list[Placed], float]]) -> int:
-    return sum(line_height(items) + depth(TILE_W) + CAPTION for items, _ in lines)
+    return sum(line_height(items) + depth(TILE_W) + CAPTION for items, _length in lines)
 
 
 ROW_FONT = (REGULAR, 17)
@@ -107,17 +111,21 @@ def wrap_whole(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> list[s
     words; a word wider than a line is broken between characters). Nothing is left out."""
     lines: list[str] = []
     current = ""
-    for word in latin_safe(text).split():
+
+    def length(part: str) -> float:
+        return like(f, part).getlength(part)
+
+    for word in drawable(text).split():
         trial = f"{current} {word}".strip()
-        if f.getlength(trial) <= max_width:
+        if length(trial) <= max_width:
             current = trial
             continue
         if current:
             lines.append(current)
         current = word
-        while f.getlength(current) > max_width and len(current) > 1:
+        while length(current) > max_width and len(current) > 1:
             cut = len(current) - 1
-            while cut > 1 and f.getlength(current[:cut]) > max_width:
+            while cut > 1 and length(current[:cut]) > max_width:
                 cut -= 1
             lines.append(current[:cut])
             current = current[cut:]
@@ -136,7 +144,8 @@ def _row_layout(
 
     def fits(name: str, value: str, col_w: float) -> bool:
         room = col_w - 8 - (f_val.getlength(value) + 14 if value else 0)
-        return f_name.getlength(latin_safe(name)) <= room - INDENT
+        shown = drawable(name)
+        return like(f_name, shown).getlength(shown) <= room - INDENT
 
     # Two columns only when every line fits in one without wrapping: a card read on a phone
     # is easier in one column of whole lines than in two of broken ones.
@@ -169,12 +178,15 @@ def compose_score_card(
     winner: int | None,
     winning_tile: int | None,
     title: str | None = None,
+    locale: str = FALLBACK,
 ) -> Image.Image:
+    """The card's image; ``locale``: the language of its words (the channel's for a reveal,
+    the asker's or the server's for ``/score``)."""
     seats = [s for s in view.seats if s.occupied]
     if winner is not None:
         seats.sort(key=lambda s: (s.seat - winner) % 4)
     score_of = {s.seat: (scores[s.seat] if s.seat < len(scores) else None) for s in seats}
-    rows_of = {s.seat: _score_rows(score_of[s.seat]) for s in seats}
+    rows_of = {s.seat: _score_rows(score_of[s.seat], locale) for s in seats}
     net = {s.seat: 0 for s in seats}
     for p in payments:
         net[p.payer] = net.get(p.payer, 0) - p.amount
@@ -185,18 +197,18 @@ def compose_score_card(
         s.seat: _tile_lines(s, winning_tile if s.seat == winner else None, room) for s in seats
     }
     width = max(
-        [WIDTH] + [int(length) + 2 * MARGIN for ls in lines_of.values() for _, length in ls]
+        [WIDTH] + [int(length) + 2 * MARGIN for ls in lines_of.values() for _items, length in ls]
     )
     title_h = 54
     layouts = {s.seat: _row_layout(rows_of[s.seat], width) for s in seats}
     heights = [_block_height(lines_of[s.seat], layouts[s.seat][1]) for s in seats]
-    paid = _payment_layout(payments, names, width)
-    paid_h = sum(LINE * len(reason) for _, _, reason in paid) if paid else LINE
+    paid = _payment_layout(payments, names, width, locale)
+    paid_h = sum(LINE * len(reason) for _who, _amount, reason in paid) if paid else LINE
     height = title_h + sum(heights) + 10 * len(seats) + 34 + paid_h + MARGIN
     image = Image.new("RGB", (width, height), style.FELT)
     scene = Scene(image)
     d = scene.draw
-    _title(d, view, names, winner, width, title)
+    _title(d, view, names, winner, width, title, locale)
     y = title_h
     for seat, h in zip(seats, heights, strict=True):
         _block(
@@ -212,9 +224,10 @@ def compose_score_card(
             y,
             h,
             width,
+            locale,
         )
         y += h + 10
-    _payments(d, paid, y + 6, width)
+    _payments(d, paid, y + 6, width, locale)
     scene.flush()
     return image
 
@@ -226,18 +239,21 @@ def _title(
     winner: int | None,
     width: int,
     title: str | None = None,
+    locale: str = FALLBACK,
 ) -> None:
     d.rectangle((0, 0, width, 44), fill=style.PANEL)
     if title is None:
         title = (
-            "Hand over: nobody won"
+            _(locale, "Hand over: nobody won")
             if winner is None
-            else (f"Mah-Jongg! {_name(names, winner)} wins")
+            else _(locale, "Mah-Jongg! {name} wins", name=_name(names, winner, locale))
         )
-    sub = f"{WIND_NAMES[view.round_wind % 4]} round"
+    wind = wind_words(locale, view.round_wind)
     if view.hand_number:  # 0: a hand scored on its own (/score), not one of a game's
-        sub += f" · hand {view.hand_number}"
-    f_sub = font(REGULAR, 15)
+        sub = _(locale, "{wind} round · hand {number}", wind=wind, number=view.hand_number)
+    else:
+        sub = _(locale, "{wind} round", wind=wind)
+    f_sub = like(font(REGULAR, 15), sub)
     d.text((width - MARGIN, 14), sub, font=f_sub, fill=style.TEXT_DIM, anchor="ra")
     room = width - 2 * MARGIN - f_sub.getlength(sub) - 24
     size = 20
@@ -261,6 +277,7 @@ def _block(
     y: int,
     h: int,
     width: int,
+    locale: str = FALLBACK,
 ) -> None:
     x0, x1 = MARGIN - 8, width - MARGIN + 8
     d.rounded_rectangle(
@@ -286,9 +303,9 @@ def _block(
         fill=style.IVORY if east else style.INK,
         anchor="mm",
     )
-    total = "" if score is None else f"{score.total} points"
+    total = "" if score is None else _(locale, "{points} points", points=score.total)
     if score is not None and score.limit_hand:
-        total += " (limit)"
+        total = _(locale, "{points} points (limit)", points=score.total)
     money = f"{net:+d}" if net else "±0"
     f_money, f_total, f_label = font(BOLD, 18), font(BOLD, 16), font(BOLD, 17)
     right = x1 - 12
@@ -301,24 +318,26 @@ def _block(
     )
     left_of_numbers = right - f_money.getlength(money) - 18
     if total:
+        f_total = like(f_total, total)
         d.text((left_of_numbers, cy), total, font=f_total, fill=style.GOLD, anchor="rm")
         left_of_numbers -= f_total.getlength(total) + 18
-    label = f"{_name(names, seat.seat)} · {WIND_NAMES[seat.wind]}"
+    label = f"{_name(names, seat.seat, locale)} · {wind_words(locale, seat.wind)}"
     label_x = cx + r + 10
     shown = ellipsize(label, f_label, left_of_numbers - label_x)
     d.text((label_x, cy), shown, font=like(f_label, shown), fill=style.TEXT, anchor="lm")
 
     ty = y + HEAD
-    for items, _ in lines:
+    for items, _length in lines:
         base = ty + line_height(items)
         frame = Frame(MARGIN, base, (1, 0), (0, -1), 0)
         for item in items:
             rect = scene.tile(frame, item)
             if item.outline == style.WIN:
+                won_on = _(locale, "won on")
                 d.text(
                     (rect[0] + rect[2] / 2, base + depth(TILE_W) + 7),
-                    "won on",
-                    font=font(BOLD, 11),
+                    won_on,
+                    font=like(font(BOLD, 11), won_on),
                     fill=style.WIN,
                     anchor="mt",
                 )
@@ -328,13 +347,13 @@ def _block(
     for x, dy, name_lines, value, value_right in rows:
         for k, text in enumerate(name_lines):
             indent = INDENT if k else 0  # a wrapped line's rest, set in: one line, not two
-            d.text((x + indent, ty + dy + k * LINE), text, font=f_name, fill=style.TEXT)
+            d.text((x + indent, ty + dy + k * LINE), text, font=like(f_name, text), fill=style.TEXT)
         if value:
             d.text((value_right, ty + dy), value, font=f_val, fill=style.GOLD, anchor="ra")
 
 
 def _payment_layout(
-    payments: Sequence[Payment], names: Sequence[str], width: int
+    payments: Sequence[Payment], names: Sequence[str], width: int, locale: str = FALLBACK
 ) -> list[tuple[str, str, list[str]]]:
     """Each payment as (who, amount, reason wrapped into the room right of the amount)."""
     f = font(*ROW_FONT)
@@ -345,12 +364,12 @@ def _payment_layout(
     for p in payments:
         amount = str(p.amount)
         who = _who_pays(
-            _name(names, p.payer),
-            _name(names, p.payee),
+            _name(names, p.payer, locale),
+            _name(names, p.payee, locale),
             f,
             amount_right - f_amount.getlength(amount) - 16 - MARGIN,
         )
-        reason = wrap_whole(p.reason, f, room) if p.reason else [""]
+        reason = wrap_whole(score_words(locale, p.reason), f, room) if p.reason else [""]
         out.append((who, amount, reason))
     return out
 
@@ -373,12 +392,15 @@ def _payments(
     paid: list[tuple[str, str, list[str]]],
     y: int,
     width: int,
+    locale: str = FALLBACK,
 ) -> None:
-    d.text((MARGIN, y), "Payments", font=font(BOLD, 17), fill=style.GOLD)
+    heading = _(locale, "Payments")
+    d.text((MARGIN, y), heading, font=like(font(BOLD, 17), heading), fill=style.GOLD)
     y += 26
     f, f_amount = font(*ROW_FONT), font(*VALUE_FONT)
     if not paid:
-        d.text((MARGIN, y), "Nothing is paid.", font=f, fill=style.TEXT_DIM)
+        nothing = _(locale, "Nothing is paid.")
+        d.text((MARGIN, y), nothing, font=like(f, nothing), fill=style.TEXT_DIM)
         return
     amount_right = MARGIN + width * 0.5
     for who, amount, reason in paid:
@@ -386,5 +408,7 @@ def _payments(
         d.text((amount_right, y), amount, font=f_amount, fill=style.GOLD, anchor="ra")
         for k, text in enumerate(reason):
             if text:
-                d.text((amount_right + 14, y + k * LINE), text, font=f, fill=style.TEXT_DIM)
+                d.text(
+                    (amount_right + 14, y + k * LINE), text, font=like(f, text), fill=style.TEXT_DIM
+                )
         y += LINE * len(reason)

@@ -17,13 +17,21 @@ translation) and ``tests/i18n/test_catalogues.py`` fails while any is left untra
 """
 
 from bot.i18n.catalogue import N_, _, translate
-from bot.i18n.locales import FALLBACK, SHIPPED, catalogue_of, guild_locale, member_locale
+from bot.i18n.locales import (
+    FALLBACK,
+    SHIPPED,
+    answer_locale,
+    catalogue_of,
+    guild_locale,
+    member_locale,
+)
 
 __all__ = [
     "FALLBACK",
     "N_",
     "SHIPPED",
     "_",
+    "answer_locale",
     "catalogue_of",
     "guild_locale",
     "member_locale",

@@ -78,6 +78,15 @@ class MemberLocales:
         return catalogue_of(code) if code else None
 
 
+def answer_locale(interaction: Any, *, private: bool = False) -> str:
+    """The language of a command's answer: a private (ephemeral) answer in the member's, a
+    public one in a server in the server's, a public one anywhere else (a DM, a group DM) in
+    the member's: there is no server there."""
+    if private or getattr(interaction, "guild_id", None) is None:
+        return catalogue_of(getattr(interaction, "locale", None))
+    return catalogue_of(getattr(interaction, "guild_locale", None))
+
+
 def member_locale(bot: Any, user_id: int | None, guild_id: int | None = None) -> str:
     """A member's language for a DM: the locale of their last interaction, else the server's."""
     known = getattr(bot, "member_locales", None)

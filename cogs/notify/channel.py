@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.i18n import guild_locale
+from bot.i18n import _, guild_locale
 from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.controls import lobby_view, table_view
@@ -363,12 +363,12 @@ class TableChannel:
             lane="reveal",
             winner=result.winner,
             winning_tile=result.win.tile if result.win is not None else None,
+            locale=self.locale(table),
         )
         import io
 
-        file = discord.File(
-            io.BytesIO(png), "reveal.png", description=f"All hands of hand {result.number}"
-        )
+        alt = _(self.locale(table), "All hands of hand {number}", number=result.number)
+        file = discord.File(io.BytesIO(png), "reveal.png", description=alt)
         await self.post(table, embed=reveal_embed(table, result, self.locale(table)), file=file)
 
     async def post_standings(self, table: LiveTable) -> None:

@@ -10,6 +10,7 @@ import discord
 
 from bot.i18n import FALLBACK, N_, _
 from bot.i18n.moves import move_words
+from bot.i18n.score_words import score_words
 from bot.i18n.tiles import tile_words, wind_words
 from bot.service.privacy import names_of
 
@@ -145,10 +146,15 @@ def win_words(result: HandResult, names: tuple[str, ...], locale: str = FALLBACK
     score = result.scores[result.winner]
     worth = ""
     if score is not None:
-        lines = [line.name for line in score.lines if line.doubles or line.points >= 10]
+        lines = [
+            score_words(locale, line.name)
+            for line in score.lines
+            if line.doubles or line.points >= 10
+        ]
         named = f" ({', '.join(lines[:3])})" if lines else ""
         points = _(locale, "{points} points", points=score.total)
-        worth = _(locale, " for {worth}", worth=f"{score.limit_hand or points}{named}")
+        limit = score_words(locale, score.limit_hand) if score.limit_hand else None
+        worth = _(locale, " for {worth}", worth=f"{limit or points}{named}")
     if result.win is not None and result.win.tile is not None:
         tile = tile_words(locale, result.win.tile)
         if result.discarder is not None and result.discarder != result.winner:
@@ -179,7 +185,8 @@ def reveal_embed(table: LiveTable, result: HandResult, locale: str = FALLBACK) -
         if score is None or not names[seat]:
             continue
         lines = [
-            f"{line.name}: {'x' + str(2**line.doubles) if line.doubles else line.points}"
+            f"{score_words(locale, line.name)}: "
+            f"{'x' + str(2**line.doubles) if line.doubles else line.points}"
             for line in score.lines[:12]
         ]
         if len(score.lines) > 12:  # the card above shows them all

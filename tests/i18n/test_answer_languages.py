@@ -1,0 +1,77 @@
+"""Score lines and the answers around them in the reader's language (issue 13.4): a private
+answer in the member's Discord locale, a public one in the server's (in a DM, where there is
+no server, the member's); the reveal's score lines in the channel's language. Cheap: the
+cogs' own functions, no Discord."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from bot.i18n import answer_locale
+from bot.service.scoring import ScoringService
+from cogs.scoring import score_card_request, score_embed
+
+EXAMPLE_1 = "123m 456m 789s 55s 22p win 2p from W"
+
+
+def interaction(guild: str | None, member: str) -> SimpleNamespace:
+    return SimpleNamespace(guild_id=None if guild is None else 1, guild_locale=guild, locale=member)
+
+
+def test_private_answers_follow_the_member_and_public_ones_the_server() -> None:
+    on_server = interaction("zh-CN", "zh-TW")
+    assert answer_locale(on_server, private=True) == "zh-TW"  # ephemeral: the member's
+    assert answer_locale(on_server) == "zh-CN"  # in the channel: the server's
+    assert answer_locale(interaction(None, "zh-TW")) == "zh-TW"  # a DM: no server
+    assert answer_locale(interaction("en-US", "zh-TW")) == "en-US"
+    assert answer_locale(interaction("fr", "de"), private=True) == "en-US"  # the fallback
+
+
+async def test_score_answer_and_card_in_each_language() -> None:
+    result = await ScoringService(None).score(EXAMPLE_1, guild_id=None, rules="pung-chow")
+    tw = score_embed(result, "zh-TW")
+    assert tw.title == "胡牌：22 分"
+    assert "二筒明刻" in (tw.description or "") and "東家，東圈" in (tw.description or "")
+    assert "Pung Chow p.3" in (tw.description or "")  # the book's page stays cited
+    assert "南付給東 **44**" in tw.fields[0].value
+    cn = score_embed(result, "zh-CN")
+    assert "二筒明刻" in (cn.description or "") and "南付给东 **44**" in cn.fields[0].value
+    english = score_embed(result)
+    assert english.title == "Mah-Jongg: 22 points"
+    assert "3 twos (dots) (exposed)" in (english.description or "")
+    args, kwargs = score_card_request(result, "王小明", "zh-TW")
+    assert kwargs["locale"] == "zh-TW" and args[1][1] == "南"  # the other seats: their winds
+
+
+def test_the_reveals_score_lines_are_in_the_channels_language() -> None:
+    from bot.rules.game import Discard, MahJongg
+    from bot.service.privacy import names_of
+    from bot.service.tables.model import LiveTable, Player
+    from cogs.notify.words import reveal_embed, win_words
+    from tests.game.helpers import play, table, tiles, time_out
+
+    state = table(
+        "singapore",
+        ["19m19p19s1234567z8m", "234m456m567p345s9p", "147m258p369s1234z", "369m147p258s5567z"],
+        draws=["9p"],
+    )
+    state = play(state, Discard(0, tiles("8m")[0]))
+    state = time_out(state, lambda st: st.turn == 1 and st.seats[1].drawn is not None)
+    state = play(state, MahJongg(1))
+    (result,) = state.results
+    live = LiveTable(1, 1, 1, 1, "singapore", {}, 60, 15, 1, state=state, status="playing")
+    live.players = [Player(10 + i, name) for i, name in enumerate(("ann", "bo", "cy", "di"))]
+
+    winner = names_of(live)[result.winner]
+    english = {f.name: f.value for f in reveal_embed(live, result).fields}
+    assert "Win by drawing from the wall: 2" in english[winner]
+    chinese = {f.name: f.value for f in reveal_embed(live, result, "zh-TW").fields}
+    assert "自摸胡牌: 2" in chinese[winner] and "門前清自摸: x2" in chinese[winner]
+    assert "進位到十（20）: -4" in chinese[winner]
+    assert not [
+        line
+        for line in chinese[winner].splitlines()
+        if any(c.isascii() and c.isalpha() for c in line.partition(": ")[0])
+    ]
+    said = win_words(result, ("ann", "bo", "cy", "di"), "zh-TW")
+    assert "九筒" in said and "門前清自摸" in said
