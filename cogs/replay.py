@@ -29,7 +29,7 @@ from discord.ext import commands
 
 from bot.drawing import Superseded
 from bot.rules.tiles import tile_name
-from bot.service.replays import MOVES, TABLE, HandReplay, ReplayError
+from bot.service.replays import MOVES, TABLE, HandReplay, ReplayError, Viewer
 from cogs.common import GENERIC_FAILURE, reply_error
 from cogs.notify.words import win_words
 
@@ -160,7 +160,8 @@ class ReplayCog(commands.Cog):
         if code:
             replay = await self.service.open_code(guild_id, code)
         elif table is not None:
-            replay = await self.service.open(guild_id, table, hand)
+            viewer = Viewer(interaction.user.id, lambda channel: _sees(interaction, channel))
+            replay = await self.service.open(guild_id, table, hand, viewer=viewer)
         elif hand is not None:
             raise ReplayError("Give the table as well as the hand (or a replay code).")
         else:
@@ -173,7 +174,7 @@ class ReplayCog(commands.Cog):
     ) -> None:
         """Draw ``step`` from ``seat`` and put it, with the controls, in the member's message
         (the interaction was deferred)."""
-        frame = replay.frame(step, seat)
+        frame = replay.frame(step, seat, player=seat == _seat_of(replay, interaction.user.id))
         try:
             png = await self.bot.drawing.draw(
                 frame.kind,
@@ -215,13 +216,25 @@ class ReplayCog(commands.Cog):
 
 
 def _seat_of(replay: HandReplay, user_id: int) -> int:
-    """The member's seat in the hand, else the table's own view."""
-    table = replay.table
+    """The member's seat in the hand (also after they left it), else the table's view."""
     for seat, _, _ in replay.seats():
         index = replay.steps[0].state.seating.seats[seat]
-        if index is not None and table.players[index].user_id == user_id:
+        if index is not None and index < len(replay.seated) and replay.seated[index] == user_id:
             return seat
     return TABLE
+
+
+def _sees(interaction: discord.Interaction, channel_id: int) -> bool:
+    """Whether the member can see the channel or thread (discord.py's permissions: the
+    server's roles and the channel's overwrites; a thread has its channel's). A channel no
+    longer there is seen by nobody."""
+    guild, member = interaction.guild, interaction.user
+    if guild is None or not isinstance(member, discord.Member):
+        return False
+    channel = guild.get_channel_or_thread(channel_id)
+    if channel is None:
+        return False
+    return channel.permissions_for(member).view_channel
 
 
 async def _answer(interaction: discord.Interaction, work: Any) -> None:

@@ -65,6 +65,34 @@ def _place_for(interaction: discord.Interaction) -> tuple[bool, list[str]]:
     return thread, missing
 
 
+def limit_option(ruleset: str, limit: int) -> dict[str, Any]:
+    """The option the ``limit`` field sets (singapore's is its ``maximum``). 0 means none,
+    which only rules with a limit that may be off take: Pung Chow Part II always plays with
+    one ("the limit hand", p.60; its game without one is Part I, the pung-chow rules) and
+    Singapore with a maximum, so 0 there is refused rather than read as "the default"."""
+    key = "maximum" if ruleset == "singapore" else "limit"
+    if limit:
+        return {key: limit}
+    spec = next(s for s in RULESETS[ruleset].option_specs if s.name == key)
+    if spec.allow_none:
+        return {key: None}
+    if key == "limit":
+        raise OptionError(
+            N_(
+                "These rules always play with a limit (Pung Chow Part II, p.60), so limit 0 "
+                "(none) is not one of them: give a limit of 10 or more, or leave it out for "
+                "the book's (300; 400 with a Mah-Jongg bonus of 20). To play without a limit, "
+                "choose the pung-chow rules."
+            )
+        )
+    raise OptionError(
+        N_(
+            "These rules always play with a maximum, so 0 (none) is not one: give a maximum "
+            "of 10 or more, or leave limit out for the default 2,000."
+        )
+    )
+
+
 def thread_name(table: LiveTable) -> str:
     """The table's thread: its rule set and number, e.g. "pung-chow table 12"."""
     return f"{table.ruleset} table {table.id}"
@@ -146,10 +174,8 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         ruleset = rules.value if rules else defaults.ruleset
         chosen: dict[str, Any] = dict(defaults.options) if ruleset == defaults.ruleset else {}
         chosen.update(parse_option_text(options))
-        if limit is not None and ruleset != "singapore":
-            chosen["limit"] = limit or None
-        elif limit is not None:
-            chosen["maximum"] = limit or 2000
+        if limit is not None:
+            chosen.update(limit_option(ruleset, limit))
         if flowers is not None:
             chosen["flowers"] = flowers
         table = await self.service.open_table(
@@ -353,8 +379,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         chosen: dict[str, Any] = dict(current.options) if ruleset == current.ruleset else {}
         chosen.update(parse_option_text(options))
         if limit is not None:
-            key = "maximum" if ruleset == "singapore" else "limit"
-            chosen[key] = (limit or None) if key == "limit" else (limit or 2000)
+            chosen.update(limit_option(ruleset, limit))
         if flowers is not None:
             chosen["flowers"] = flowers
         if limit is not None or flowers is not None or options or "ruleset" in changes:

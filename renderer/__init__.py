@@ -39,15 +39,22 @@ def render_seat_table(
     marks: frozenset[int] = frozenset(),
     western_index: bool = True,
     locale: str = "en-US",
+    player: bool = True,
 ) -> bytes:
     """The table from one seat, for its DM: everyone's sets and discards, whose turn, the
     latest discard drawn large, and the viewer's own hand large at the bottom in
     :func:`hand_order` with the drawn tile apart. Its size and the hand's places stay the same
-    all hand long. ``marks`` are tiles of the hand to point out (hints). Raises ValueError for
-    a public view."""
+    all hand long. ``marks`` are tiles of the hand to point out (hints). ``player`` False
+    draws the seat for someone else watching it (a replay): its plate and the header name
+    the seat's player instead of "You" / "Your turn". Raises ValueError for a public view."""
     return png_bytes(
         compose_seat_table(
-            view, names, marks=frozenset(marks), western_index=western_index, locale=locale
+            view,
+            names,
+            marks=frozenset(marks),
+            western_index=western_index,
+            locale=locale,
+            player=player,
         )
     )
 

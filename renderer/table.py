@@ -88,20 +88,26 @@ def _wind_badge(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, wind: in
     d.text((cx, cy + 1), WIND_GLYPHS[wind], font=font(CJK, int(r * 1.25)), fill=ink, anchor="mm")
 
 
-def _turn_text(view: TableView, names: Sequence[str], locale: str) -> tuple[str, str]:
-    """What the table waits for, as a name (cut to fit if need be) and the words after it."""
+def _turn_text(
+    view: TableView, names: Sequence[str], locale: str, player: bool = True
+) -> tuple[str, str]:
+    """What the table waits for, as a name (cut to fit if need be) and the words after it.
+    ``player`` False: the seat's picture watched by someone else (a replay), who is told the
+    seat's name where its player reads "Your"."""
     if view.phase == "game-over" or view.game_over:
         return "", _(locale, "Game over")
     if view.phase == "hand-over":
         return "", _(locale, "Hand over")
     if view.phase == "claim":
         if view.viewer is not None and view.viewer in view.awaiting:
+            if not player:
+                return _name(names, view.viewer, locale), _(locale, " may claim it or pass")
             return "", _(locale, "Your call: claim it or pass")
         return "", ""
     seat = _to_play(view)
     if seat is None:
         return "", ""
-    if seat == view.viewer:
+    if seat == view.viewer and player:
         return "", _(locale, "Your turn")
     return _name(names, seat, locale), _(locale, " to play")
 
@@ -123,20 +129,21 @@ class HeaderPicture:
 
 
 def _header_picture(
-    view: TableView, names: Sequence[str], layout: TableLayout, locale: str
+    view: TableView, names: Sequence[str], layout: TableLayout, locale: str, player: bool = True
 ) -> HeaderPicture:
     wind = wind_words(locale, view.round_wind % 4)
     title = _(locale, "{wind} round", wind=wind)
     if view.hand_number:
         title += " · " + _(locale, "hand {number}", number=view.hand_number)
-    turn, tail = _turn_text(view, names, locale)
+    turn, tail = _turn_text(view, names, locale, player)
     latest = None
     who = ""
     if layout.latest is not None:
         box = next(t for t in layout.extra if t.role == "latest")
         latest = (box.x, box.y)
         seat = layout.latest[0]
-        who = _(locale, "yours") if seat == view.viewer else _name(names, seat, locale)
+        own = seat == view.viewer and player
+        who = _(locale, "yours") if own else _name(names, seat, locale)
     return HeaderPicture(
         view.round_wind % 4,
         title,
@@ -230,6 +237,7 @@ def _block_picture(
     turn: bool,
     index: bool,
     locale: str = FALLBACK,
+    player: bool = True,
 ) -> BlockPicture:
     x, y, w, h = block.region
 
@@ -239,7 +247,8 @@ def _block_picture(
     return BlockPicture(
         content=block.content,
         size=(w, h),
-        label=_(locale, "You") if block.own else name,  # a player knows their own name
+        # A player knows their own name; someone watching their seat does not.
+        label=_(locale, "You") if block.own and player else name,
         wind=seat.wind,
         extra=tuple(_plate_lines(view, seat, locale)),
         turn=turn,
@@ -371,21 +380,24 @@ def compose(
     western_index: bool,
     marks: frozenset[int] = frozenset(),
     locale: str = FALLBACK,
+    player: bool = True,
 ) -> Image.Image:
     """The channel table (``view.viewer`` None) or that seat's table, its words in
-    ``locale`` (the server's for the channel, the member's for a DM)."""
+    ``locale`` (the server's for the channel, the member's for a DM). A seat's table speaks
+    to its ``player`` ("You", "Your turn"); with ``player`` False it is the seat watched by
+    someone else (a replay from another member's seat) and names the seat instead."""
     layout = layout_table(view)
     image = Image.new("RGB", (layout.width, layout.height), style.FELT)
     scene = Scene(image, index=western_index)
     d = scene.draw
-    image.paste(_draw_header(_header_picture(view, names, layout, locale)), (0, 0))
+    image.paste(_draw_header(_header_picture(view, names, layout, locale, player)), (0, 0))
     seats = {s.seat: s for s in view.seats}
     to_play = _to_play(view)
     for block in layout.blocks:
         seat = seats[block.seat]
         name = _name(names, block.seat, locale)
         turn = block.seat == to_play
-        pic = _block_picture(view, seat, block, name, turn, western_index, locale)
+        pic = _block_picture(view, seat, block, name, turn, western_index, locale, player)
         image.paste(_draw_block(pic), block.region[:2])
     if layout.hand is not None:
         _draw_hand_area(d, view, layout, marks, locale)
@@ -408,7 +420,10 @@ def compose_seat_table(
     marks: frozenset[int],
     western_index: bool,
     locale: str = FALLBACK,
+    player: bool = True,
 ) -> Image.Image:
     if view.viewer is None:
         raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
-    return compose(view, names, western_index=western_index, marks=marks, locale=locale)
+    return compose(
+        view, names, western_index=western_index, marks=marks, locale=locale, player=player
+    )

@@ -662,3 +662,36 @@ def test_only_the_channel_shows_the_wall_count() -> None:
     public = game_view(state, None)
     fewer_public = replace(public, wall_remaining=public.wall_remaining - 7)
     assert render_table(fewer_public, NAMES) != render_table(public, NAMES)
+
+
+def test_a_seat_watched_by_someone_else_names_its_player() -> None:
+    """A replay from another member's seat (player=False): the seat's plate, the turn line
+    and the latest discard's owner name the seat's player where the player's own DM says
+    You / Your turn / yours / Your call; the player's own picture is unchanged."""
+    from renderer.table import _block_picture, _header_picture
+
+    states = _played("4 players")
+    playing = next(s for s in states[8:] if s.phase == "play")
+    claiming = next(s for s in states if s.phase == "claim" and pending_seats(s))
+
+    def words(state, seat: int, player: bool) -> tuple[str, str, str, str]:
+        view = game_view(state, seat)
+        layout = layout_table(view)
+        block = next(b for b in layout.blocks if b.own)
+        own = next(s for s in view.seats if s.seat == seat)
+        head = _header_picture(view, NAMES, layout, "en-US", player)
+        pic = _block_picture(view, own, block, NAMES[seat], False, True, "en-US", player)
+        return head.turn, head.tail, pic.label, head.who
+
+    seat = playing.turn
+    assert words(playing, seat, True)[:3] == ("", "Your turn", "You")
+    assert words(playing, seat, False)[:3] == (NAMES[seat], " to play", NAMES[seat])
+    asked = min(pending_seats(claiming))
+    assert words(claiming, asked, True)[:2] == ("", "Your call: claim it or pass")
+    assert words(claiming, asked, False)[:2] == (NAMES[asked], " may claim it or pass")
+    discarder = claiming.turn
+    assert words(claiming, discarder, True)[3] == "yours"
+    assert words(claiming, discarder, False)[3] == NAMES[discarder]
+    view = game_view(playing, seat)
+    assert render_seat_table(view, NAMES, player=False) != render_seat_table(view, NAMES)
+    assert render_seat_table(view, NAMES, player=True) == render_seat_table(view, NAMES)

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from bot.__main__ import main
 from bot.service.replays import TABLE, HandReplay, ReplayService, replay_code
@@ -67,6 +67,16 @@ def test_an_animation_from_the_code(database: Path, tmp_path: Path) -> None:
     assert main(["replay", code, "--db", str(database), "--out", str(tmp_path), "--gif"]) == 0
     gif = Image.open(tmp_path / f"{code}-table.gif")
     assert gif.n_frames == len(opened(database).stops(TABLE)) and gif.info["loop"] == 0
+    # Every frame the very picture, though the GIF stores only what changed: well under the
+    # frames' own PNGs together (whole frames made it larger than they are).
+    assert main(["replay", code, "--db", str(database), "--out", str(tmp_path / "png")]) == 0
+    pngs = sorted((tmp_path / "png").iterdir())
+    for number, png in enumerate(pngs):
+        gif.seek(number)
+        drawn = Image.open(png).convert("RGB")
+        assert ImageChops.difference(gif.convert("RGB"), drawn).getbbox() is None, number
+    size = (tmp_path / f"{code}-table.gif").stat().st_size
+    assert size < 0.5 * sum(p.stat().st_size for p in pngs)
     assert main(["replay", code, "--db", str(database), "--out", str(tmp_path), "--apng"]) == 0
     apng = Image.open(io.BytesIO((tmp_path / f"{code}-table.png").read_bytes()))
     assert getattr(apng, "n_frames", 1) == gif.n_frames

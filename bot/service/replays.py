@@ -19,7 +19,11 @@ for that seat) is not a frame of its own, as it never was a new picture in that 
 A replay code (:func:`replay_code`) is the first :data:`CODE_LENGTH` hex digits of the
 SHA-256 of the table's seed and the hand's number, ``3fa9c02b-2``: short, typeable, and
 telling nothing about the walls (the seed stays secret; each hand's own seed is shown at its
-reveal). Anyone on the table's server may open it.
+reveal). Anyone on the table's server may open it. A table's *number* is no secret (they
+count up), so opening a hand by number asks more (:func:`check_access`): the member played at
+the table, or can see the channel it was played in (its thread, or the channel it was opened
+from). A table played where only some may look stays among those, and whoever played it can
+share a code.
 
 Rebuilding costs ~0.05 ms an event (a 16-hand game, 680 events: 29 ms), run in a worker
 thread all the same (a long game must not hold the event loop); the last
@@ -33,7 +37,7 @@ import copy
 import hashlib
 import re
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -80,6 +84,45 @@ def parse_code(text: str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who asks for a hand by its table's number: the member, and whether they can see a
+    channel (by id; the cog asks discord.py's permissions)."""
+
+    user_id: int
+    sees: Callable[[int], bool]
+
+
+def seated_at_start(events: Iterable[tuple[str, dict]]) -> tuple[int | None, ...]:
+    """The member (user id, None for a computer player) in each player's place when the game
+    started, from the table's joins and unjoins (a member who left later still played)."""
+    players: list[int | None] = []
+    for kind, payload in events:
+        if kind == "join":
+            players.append(payload.get("user_id"))
+        elif kind == "unjoin":
+            players = [p for p in players if p != payload["user_id"]]
+        elif kind == "start":
+            break
+    return tuple(players)
+
+
+def check_access(
+    viewer: Viewer, channels: Iterable[int | None], seated: Iterable[int | None]
+) -> None:
+    """A hand opened by table number is shown to a member who played at the table or can see
+    a channel it was played in (``channels``: its thread and the channel it was opened from);
+    ReplayError otherwise (a replay code opens it for anyone on the server)."""
+    if viewer.user_id in set(seated):
+        return
+    if any(viewer.sees(channel) for channel in channels if channel):
+        return
+    raise ReplayError(
+        "That table was played in a channel you cannot see, so I cannot show it to you by its "
+        "number. Someone who played it can share its replay code."
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One state of the hand and the names shown with it (a member who left is shown as the
     computer player who took the seat, as the table showed it then)."""
@@ -111,6 +154,7 @@ class HandReplay:
     code: str
     steps: tuple[Step, ...]
     result: HandResult
+    seated: tuple[int | None, ...] = ()  # by player place: who played (seated_at_start)
     _stops: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
 
     @property
@@ -137,9 +181,11 @@ class HandReplay:
             raise ReplayError("Nobody sat in that seat in this hand.")
         return seat
 
-    def frame(self, step: int, seat: int) -> Frame:
+    def frame(self, step: int, seat: int, *, player: bool = False) -> Frame:
         """The picture of ``step`` from ``seat`` (or :data:`TABLE`), drawn as live play drew
-        it: through the privacy gate, with the seat's hint marks."""
+        it: through the privacy gate, with the seat's hint marks. ``player``: the one watching
+        is the seat's own player, so the picture is the very one their DM showed ("You",
+        "Your turn"); anyone else sees the seat's name there instead."""
         at = self.steps[step]
         moment = copy.copy(self.table)
         moment.state = at.state
@@ -153,8 +199,10 @@ class HandReplay:
         # As the DM's picture key (cogs/notify/seat.py): the seat's table draws no wall
         # count, move number or event log.
         shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
-        key = ("seat_table", shown, at.names, marks)
-        return Frame("seat_table", (view, at.names), {"marks": marks}, view, key)
+        key = ("seat_table", shown, at.names, marks, player)
+        # The player's own frame is drawn with exactly the live DM's arguments.
+        kwargs: dict[str, Any] = {"marks": marks} if player else {"marks": marks, "player": False}
+        return Frame("seat_table", (view, at.names), kwargs, view, key)
 
     def stops(self, seat: int) -> tuple[int, ...]:
         """The steps where the picture from ``seat`` changes (the deal always)."""
@@ -231,7 +279,8 @@ def build_replay(row: dict[str, Any], events: list[tuple[str, dict]], hand: int)
         if table.status == "playing":
             raise ReplayError(f"{name} is still being played: it can be replayed once it is over.")
         raise ReplayError(f"{name} was never finished (the table ended during it).")
-    return HandReplay(table, hand, replay_code(table.seed, hand), tuple(steps), result)
+    code = replay_code(table.seed, hand)
+    return HandReplay(table, hand, code, tuple(steps), result, seated_at_start(events))
 
 
 def last_finished(row: dict[str, Any], events: list[tuple[str, dict]]) -> int:
@@ -265,18 +314,32 @@ class ReplayService:
         self._cache: OrderedDict[tuple[int, int], HandReplay] = OrderedDict()
 
     async def open(
-        self, guild_id: int | None, table_id: int, hand: int | None = None
+        self,
+        guild_id: int | None,
+        table_id: int,
+        hand: int | None = None,
+        *,
+        viewer: Viewer | None = None,
     ) -> HandReplay:
         """Hand ``hand`` of table ``table_id`` (None: its last finished hand); ReplayError if
-        the table is not the server's, or the hand not dealt or not finished."""
+        the table is not the server's, or the hand not dealt or not finished. With ``viewer``
+        (a member asking by number) also if they may not see it (:func:`check_access`),
+        before anything else about the table is told."""
         cached = self._cache.get((table_id, hand)) if hand is not None else None
         if cached is not None:
             self._cache.move_to_end((table_id, hand))
-            return self._check_guild(cached, guild_id)
+            self._check_guild(cached, guild_id)
+            if viewer is not None:
+                table = cached.table
+                check_access(viewer, (table.channel_id, table.home_channel_id), cached.seated)
+            return cached
         found = await self.store.table(table_id)
         if found is None or (guild_id is not None and found[0]["guild_id"] != guild_id):
             raise ReplayError(f"There is no table {table_id}{_HERE[guild_id is None]}.")
         row, events = found
+        if viewer is not None:
+            channels = (row["channel_id"], row.get("home_channel_id"))
+            check_access(viewer, channels, seated_at_start(events))
         if hand is None:
             hand = await asyncio.to_thread(last_finished, row, events)
         key = (table_id, hand)

@@ -55,6 +55,27 @@ async def test_new_with_bad_options_is_refused_and_opens_nothing(
     assert stored(tmp_path / "db.sqlite3", "SELECT COUNT(*) FROM tables") == [(0,)]
 
 
+async def test_limit_0_is_none_where_the_rules_allow_none_and_refused_where_not(
+    discord_world, run_bot, tmp_path: Path
+) -> None:
+    """limit:0 means no limit: Pung Chow Part I takes it; Part II always plays with one and
+    Singapore with a maximum, so there it is refused, not read as the default (it was)."""
+    w = discord_world
+    bot = await start_bot(run_bot, tmp_path)
+    for rules, words in (
+        ("pung-chow-limit", ("always play with a limit", "pung-chow rules")),
+        ("singapore", ("always play with a maximum",)),
+    ):
+        handle = await w.alice.slash(w.channel, "mahjong new", rules=rules, limit=0)
+        await private(handle, w.alice, *words)
+        handle = await w.alice.slash(w.channel, "mahjong config", rules=rules, limit=0)
+        await private(handle, w.alice, *words)
+    assert stored(tmp_path / "db.sqlite3", "SELECT COUNT(*) FROM tables") == [(0,)]
+    assert (await bot.services.guild_settings.get(w.guild.id)).ruleset == "pung-chow"
+    opened = await open_table(w, w.bob, rules="pung-chow", limit=0, start=False)
+    assert bot.services.tables.get(opened.table_id).options["limit"] is None
+
+
 async def test_options_reach_the_table_and_the_servers_defaults(
     discord_world, run_bot, tmp_path: Path
 ) -> None:

@@ -8,13 +8,17 @@ one short game (one hand, alice and three computer players), then
 - from another seat, every frame's view (the model the picture is drawn from, recorded as
   the bot draws it) holds no concealed tile but that seat's own until the reveal, and that
   seat's tiles are its real ones at that moment;
-- the replay code opens the same hand for another member of the server;
+- by table number a member who cannot see the table's channel (discord.py's permissions) is
+  refused, though one who played there is not; the replay code opens the same hand for
+  another member of the server, who sees the seats by name (not "You");
 - the viewer's buttons work after the bot restarts.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from fakediscord import Perm
 
 from bot.rules.game import GAME_OVER, HAND_OVER
 from tests.e2e.checks import recording_images, seen_by
@@ -40,6 +44,7 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
     fake_discord, discord_world, run_bot, tmp_path
 ) -> None:
     w = discord_world
+    lounge = fake_discord.create_text_channel(w.guild, "lounge")
     with recording_images() as images, recording_states() as states:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, computer_players=3, hands=1)
@@ -113,8 +118,18 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
                 checked += 1
         assert checked > len(shown) // 2 and shown[-1].revealed
 
+        # The table's channel (and so its thread) hidden from bob and alice: by number bob is
+        # refused, alice (who played it) is not; the code opens it for bob.
+        for member in (w.bob, w.alice):
+            await fake_discord.set_overwrite(w.channel, member, deny=int(Perm.VIEW_CHANNEL))
+        number = {"table": opened.table_id, "hand": 1}
+        handle = await w.bob.slash(lounge, "mahjong replay", **number)
+        refused = await handle.reply(timeout=30)
+        assert refused.ephemeral and "cannot see" in refused.content and not refused.attachments
+        handle = await w.alice.slash(lounge, "mahjong replay", **number)
+        assert "frame 1 of" in (await handle.reply(timeout=30)).content
         # The code opens the same hand for bob, from the table's view (he did not play).
-        handle = await w.bob.slash(w.channel, "mahjong replay", code=replay.code.upper())
+        handle = await w.bob.slash(lounge, "mahjong replay", code=replay.code.upper())
         shared = await handle.reply(timeout=30)
         assert shared.visible_to == w.bob.id and f"code `{replay.code}`" in shared.content
         deal = images.drawn[frame_of(shared)][-1]
@@ -128,3 +143,9 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         await start_bot(run_bot, tmp_path)
         after = await press(w.bob, shared, "next")
         assert "frame 2 of" in after.content and frame_of(after) != first
+
+        # From alice's seat bob sees her picture with her name, not "You".
+        pick = next(c for c in after.custom_ids() if c.endswith(":seat"))
+        hers = await (await w.bob.select(after, pick, [str(seat)])).reply(timeout=30)
+        drawn = images.drawn[frame_of(hers)][-1]
+        assert drawn.kind == "seat_table" and frame_of(hers) not in frames

@@ -20,9 +20,11 @@ from bot.service.replays import (
     TABLE,
     ReplayError,
     ReplayService,
+    Viewer,
     build_replay,
     parse_code,
     replay_code,
+    seated_at_start,
     table_hash,
 )
 from bot.service.tables.events import action_payload, rebuild, replay_event
@@ -298,3 +300,46 @@ async def test_the_service_opens_hands_of_its_server_by_number_code_or_member(ga
     with pytest.raises(ReplayError, match="fits several tables"):
         await service.open_code(GUILD, code)
     assert (await service.open_code(GUILD, store.hashes[1][:12] + "-2")).table_id == 1
+
+
+def test_the_seats_own_player_gets_their_dm_picture_anyone_else_the_seats_name(game) -> None:
+    """The picture drawn for the seat's own player is the live DM's, with exactly its
+    arguments (so byte-equal); anyone else watching that seat gets it with ``player=False``
+    (the plate and the header name the seat instead of "You")."""
+    replay = build_replay(*game, 1)
+    seat = replay.seats()[0][0]
+    step = replay.stops(seat)[1]
+    own = replay.frame(step, seat, player=True)
+    watched = replay.frame(step, seat)
+    assert set(own.kwargs) == {"marks"}
+    assert watched.kwargs == {"marks": own.kwargs["marks"], "player": False}
+    assert own.args == watched.args and own.key != watched.key
+
+
+async def test_a_table_number_opens_only_for_who_played_or_can_see_its_channel(game) -> None:
+    """Table numbers count up, so anyone could type one: by number a hand is shown to a
+    member who played at the table or can see its thread or the channel it was opened from;
+    a replay code (shared by someone who played) opens it for anyone on the server."""
+    row, events = game
+    row = dict(row, channel_id=10, home_channel_id=11)  # played in thread 10 of channel 11
+    store = MemoryReplays()
+    store.add(row, events)
+    service = ReplayService(store)
+    stranger = Viewer(999, lambda channel: False)
+    for _ in range(2):  # the second time from the cache
+        with pytest.raises(ReplayError, match="channel you cannot see") as refused:
+            await service.open(GUILD, 1, 1, viewer=stranger)
+        assert "table 1" not in str(refused.value).lower()  # nothing said about the table
+        assert (await service.open(GUILD, 1, 1)).hand == 1  # (the cache filled for the 2nd)
+    for sees in ({10}, {11}):
+        viewer = Viewer(999, lambda channel, sees=sees: channel in sees)
+        assert (await service.open(GUILD, 1, 1, viewer=viewer)).hand == 1
+    # alice played it (user 101): she may open it wherever she is.
+    assert (await service.open(GUILD, 1, 1, viewer=Viewer(101, lambda channel: False))).hand == 1
+    assert seated_at_start(events) == (101, None, None, None)
+    # Nor does a stranger learn that a hand is in play: refused before the hand is looked at.
+    store.add(dict(row, id=5), play("in-play", stop_in_hand=1)[1])
+    with pytest.raises(ReplayError, match="channel you cannot see"):
+        await service.open(GUILD, 5, 1, viewer=stranger)
+    code = replay_code("replay-test-seed", 1)
+    assert (await service.open_code(GUILD, code)).hand == 1
