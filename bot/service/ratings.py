@@ -11,9 +11,12 @@ Why these choices, and why computer players do not count, is in docs/ratings.md.
 
 - A game is a table whose status is *finished* (its planned hands played, or ended by the
   host after some hands: the hands played stand, so ending early never dodges a loss).
-- The finishing order is the chips each member won or lost at that table (all its hands,
-  also those played before the member left the seat); equal chips share a place.
-- Computer players are left out; a game needs two members or more to be rated.
+- The finishing order is the chips each member won or lost at that table; equal chips share
+  a place. A member who left their seat to a computer player before the end (``leave``, even
+  during the first hand) finishes below every member who stayed, whatever their chips when
+  they left; those who left share that last place (docs/ratings.md says why).
+- Computer players are left out; a game needs two members or more, and a finished hand, to
+  be rated.
 - Every game is rated exactly once: ``rated_games`` holds a row per table, written in the
   same transaction as the ratings it changes (:meth:`RatingService.rate_game`). Games are
   rated in the order they finished; one missed at its end (a crash) is caught up before any
@@ -24,7 +27,7 @@ Why these choices, and why computer players do not count, is in docs/ratings.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from openskill.models import BradleyTerryFull
@@ -86,20 +89,45 @@ class RatingChange:
         return self.games < PROVISIONAL_GAMES
 
 
-def places(nets: Mapping[int, int]) -> dict[int, int]:
+def places(nets: Mapping[int, int], left: Iterable[int] = ()) -> dict[int, int]:
     """Each member's place from their chips at the table: 1 for the most; equal chips share
-    the better place (standard competition ranking: 1, 2, 2, 4)."""
-    ordered = sorted(nets.values(), reverse=True)
-    return {user: ordered.index(net) + 1 for user, net in nets.items()}
+    the better place (standard competition ranking: 1, 2, 2, 4). Members in ``left`` (who
+    left their seat before the end) come after all who stayed, sharing the last place."""
+    gone = set(left)
+    stayed = {user: net for user, net in nets.items() if user not in gone}
+    ordered = sorted(stayed.values(), reverse=True)
+    place = {user: ordered.index(net) + 1 for user, net in stayed.items()}
+    place.update({user: len(stayed) + 1 for user in nets if user in gone})
+    return place
+
+
+def members_who_left(events: Iterable[tuple[str, Mapping]]) -> set[int]:
+    """The members who handed their seat to a computer player during the game, from the
+    table's events (``join``/``unjoin`` give each place's member, ``leave`` names a place)."""
+    players: list[int | None] = []
+    left = set()
+    for kind, payload in events:
+        if kind == "join":
+            players.append(payload.get("user_id"))
+        elif kind == "unjoin":
+            players = [p for p in players if p != payload.get("user_id")]
+        elif kind == "leave" and 0 <= payload.get("player", -1) < len(players):
+            user = players[payload["player"]]
+            if user is not None:
+                left.add(user)
+    return left
 
 
 def rate_standings(
-    priors: Mapping[int, tuple[float, float]], nets: Mapping[int, int]
+    priors: Mapping[int, tuple[float, float]],
+    nets: Mapping[int, int],
+    left: Iterable[int] = (),
 ) -> dict[int, tuple[float, float]]:
-    """New (mu, sigma) of each member of a game from their priors (missing: a new member)
-    and their chips at the table. Pure; the order of ``nets`` does not matter."""
+    """New (mu, sigma) of each member of a game from their priors (missing: a new member),
+    their chips at the table and who ``left`` before the end. Pure; the order of ``nets``
+    does not matter."""
     users = sorted(nets)
-    place = places(nets)
+    place = places(nets, left)
     teams = [[MODEL.rating(*priors.get(u, (MU, SIGMA)))] for u in users]
     rated = MODEL.rate(teams, ranks=[place[u] for u in users])
     return {u: (team[0].mu, team[0].sigma) for u, team in zip(users, rated, strict=True)}
@@ -147,14 +175,18 @@ class RatingService:
         then nothing changes) together with the ratings it moves."""
         async with self.repo.transaction():
             nets = await self.repo.game_nets(table_id)
+            left = members_who_left(await self.repo.seat_events(table_id))
+            if await self.repo.hands_settled(table_id):
+                # One who left before any hand of theirs was settled played all the same.
+                nets = {**{user: 0 for user in left}, **nets}
             members = len(nets) if len(nets) >= 2 else 0
             if not await self.repo.claim_game(table_id, guild_id, members):
                 return 0
             if not members:
                 return 0
             priors = await self.repo.ratings_of(guild_id, nets)
-            after = rate_standings({u: (r.mu, r.sigma) for u, r in priors.items()}, nets)
-            place = places(nets)
+            after = rate_standings({u: (r.mu, r.sigma) for u, r in priors.items()}, nets, left)
+            place = places(nets, left)
             changes = []
             for user, (mu, sigma) in sorted(after.items()):
                 before = priors.get(user, RatingRow(user, MU, SIGMA, 0))
@@ -198,6 +230,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RatingService",
+    "members_who_left",
     "places",
     "rate_standings",
     "shown",

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store.base import Repository
+from bot.store.base import Repository, loads
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +88,24 @@ class RatingsRepository(Repository):
             (table_id,),
         )
         return {r["user_id"]: int(r["net"]) for r in rows}
+
+    async def seat_events(self, table_id: int) -> list[tuple[str, dict[str, Any]]]:
+        """The table's joins, unjoins and leaves in order (who sat where, who left), inside
+        the caller's transaction or reading."""
+        rows = await self.fetchall(
+            "SELECT kind, payload FROM events WHERE table_id = ? "
+            "AND kind IN ('join', 'unjoin', 'leave') ORDER BY seq",
+            (table_id,),
+        )
+        return [(r["kind"], loads(r["payload"], {})) for r in rows]
+
+    async def hands_settled(self, table_id: int) -> int:
+        """How many of the table's hands were settled (computer players' results count)."""
+        row = await self.fetchone(
+            "SELECT COUNT(DISTINCT hand_no) AS n FROM player_results WHERE table_id = ?",
+            (table_id,),
+        )
+        return int(row["n"]) if row else 0
 
     # -- ratings --------------------------------------------------------------------------
     async def ratings_of(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, RatingRow]:

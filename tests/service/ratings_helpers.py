@@ -43,15 +43,31 @@ async def finished_game(
     *hands: Mapping[int, int],
     guild: int = GUILD,
     finish: bool = True,
+    seated: tuple[int, ...] = (),
+    left: Mapping[int, int] | None = None,
 ) -> int:
     """A table of ``guild`` whose hands moved these chips (each a {player: net}; computer
-    players are -1..-4), finished at the clock's time (then moved on a minute)."""
+    players are -1..-4), finished at the clock's time (then moved on a minute). ``seated``:
+    the members who joined, in order (their join events); ``left``: member -> the hand during
+    which they handed their seat to a computer player (a leave event before it settled)."""
     tables = TablesRepository(db, clock=clock)
     table_id = await tables.create(
         guild_id=guild, channel_id=next(_channels), host_id=1, ruleset="pung-chow"
     )
     await tables.set_status(table_id, "playing")
+    log = [("join", {"user_id": user, "name": f"m{user}"}) for user in seated]
+    log.append(("start", {"seed": "s"}))
+
+    async def leave_during(number: int) -> None:
+        for user, during in (left or {}).items():
+            if during == number:
+                log.append(("leave", {"player": seated.index(user), "name": "Computer"}))
+        written = len(await tables.events(table_id))
+        for seq, (kind, payload) in enumerate(log[written:], written + 1):
+            await tables.append_event(table_id, seq, kind, payload)
+
     for number, nets in enumerate(hands, 1):
+        await leave_during(number)
         await ledger.post_settlement(
             guild,
             "hand",
@@ -62,6 +78,7 @@ async def finished_game(
             ruleset="pung-chow",
             results=[(u, n > 0, max(n, 0), n) for u, n in nets.items()],
         )
+    await leave_during(len(hands) + 1)  # during a hand never finished
     if finish:
         await tables.set_status(table_id, "finished")
     clock.advance(60)

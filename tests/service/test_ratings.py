@@ -90,6 +90,55 @@ async def test_computer_players_do_not_count(db, ledger, clock) -> None:
     assert await scalar(db, "SELECT COUNT(*) FROM ratings WHERE user_id = ?", (CY,)) == 0
 
 
+async def test_a_member_who_leaves_finishes_last_even_during_the_first_hand(
+    db, ledger, clock
+) -> None:
+    """A member who hands their seat to a computer player before the end is rated, below
+    every member who stayed (docs/ratings.md): DI leaves during hand 1, before any result of
+    his; the computer in his seat loses 35. The others place as the worked example, DI
+    fourth: the same +316 +105 -105 -316. Rated once, also by a new service (a restart)."""
+    seated = (ANN, BO, CY, DI)
+    game = await finished_game(
+        db, ledger, clock, {ANN: 40, BO: 10, CY: -15, -4: -35}, seated=seated, left={DI: 1}
+    )
+    changes = await ratings(db, clock).rate_game(game)
+    assert {u: (c.place, c.net) for u, c in changes.items()} == {
+        ANN: (1, 40),
+        BO: (2, 10),
+        CY: (3, -15),
+        DI: (4, 0),
+    }
+    assert [changes[u].delta for u in seated] == [316, 105, -105, -316]
+    assert await ratings(db, clock).catch_up(GUILD) == 0
+    assert await ratings(db, clock).rate_game(game) == changes
+    assert await scalar(db, "SELECT COUNT(*) FROM rating_changes") == 4
+
+    # Ahead when he left (+60 in hand 1), DI still finishes below all who stayed; two who
+    # leave share the last place.
+    ahead = await finished_game(
+        db,
+        ledger,
+        clock,
+        {DI: 60, ANN: -20, BO: -20, CY: -20},
+        {ANN: 30, BO: 0, CY: -10, -4: -20},
+        seated=seated,
+        left={DI: 2},
+    )
+    changes = await ratings(db, clock).rate_game(ahead)
+    assert changes[DI].net == 60 and changes[DI].place == 4 and changes[DI].delta < 0
+    assert [changes[u].place for u in (ANN, BO, CY)] == [1, 2, 3]
+    assert places({ANN: 5, BO: 50, CY: -5, DI: -50}, left={BO, DI}) == {
+        ANN: 1,
+        CY: 2,
+        BO: 3,
+        DI: 3,
+    }
+
+    # A game ended before any hand was settled is rated for nobody, leavers included.
+    empty = await finished_game(db, ledger, clock, seated=seated, left={DI: 1, CY: 1})
+    assert await ratings(db, clock).rate_game(empty) == {}
+
+
 async def test_each_game_is_rated_once_and_in_finishing_order(db, ledger, clock) -> None:
     first = await finished_game(db, ledger, clock, {ANN: 20, BO: -20})
     second = await finished_game(db, ledger, clock, {BO: 30, ANN: -30})
