@@ -8,7 +8,7 @@ click, an illegal move) get a short ephemeral message and change nothing.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 from discord import app_commands
@@ -26,6 +26,7 @@ from cogs.notify import DiscordTableNotifier
 
 log = logging.getLogger(__name__)
 
+NOT_BEGUN = N_("Use this in a table's thread or channel once its game has begun.")
 RULE_CHOICES = [app_commands.Choice(name=name, value=name) for name in RULESETS]
 
 
@@ -111,12 +112,14 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         super().__init__()
 
     async def cog_load(self) -> None:
-        controls.HANDLERS.update(lobby=self.on_lobby, move=self.on_move, seat=self.on_seat)
+        controls.HANDLERS.update(
+            lobby=self.on_lobby, move=self.on_move, seat=self.on_seat, command=self.on_command
+        )
         self.bot.add_dynamic_items(*controls.DYNAMIC_ITEMS)
         self.notifier.start_emoji_upload()
 
     async def cog_unload(self) -> None:
-        for key in ("lobby", "move", "seat"):
+        for key in ("lobby", "move", "seat", "command"):
             controls.HANDLERS.pop(key, None)
 
     async def cog_app_command_error(
@@ -228,20 +231,22 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             return
         await self.service.place_in_thread(table.id, thread.id, message.id)
 
-    def _table_here(self, interaction: discord.Interaction) -> LiveTable:
-        """The table playing in this channel or thread; elsewhere, the member's only table."""
-        table = self.service.in_channel(interaction.channel_id or 0)
-        if table is None:
-            mine = self.service.tables_of_user(interaction.user.id)
-            if len(mine) == 1:
-                return mine[0]
-            here = self.service.tables_in(interaction.channel_id or 0)
-            if len(here) == 1:
-                return here[0]
-            if here:
-                raise TableError(N_("Use this inside the table's thread."))
-            raise TableError(N_("There is no table in this channel."))
-        return table
+    async def _on_table(self, interaction: discord.Interaction, verb: str) -> None:
+        """A command about one table, run by the process running that table: handed to it
+        when another process does (bot/cluster/forwarding.py wraps ``HANDLERS["command"]``)."""
+        user = interaction.user.id
+        table_id = await self.service.table_here(interaction.channel_id or 0, user)
+        await controls.HANDLERS["command"](interaction, {"table": str(table_id), "verb": verb})
+
+    async def on_command(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
+        """``/mahjong hand|table|leave|end|verify`` on the table ``groups["table"]``, in the
+        process running it (the interaction may come from another process, already answered
+        with a deferral: its answers then go through the interaction's token)."""
+        try:
+            table = self.service.get(int(groups["table"]))
+            await self._COMMANDS[groups["verb"]](self, interaction, table)
+        except (TableError, HandError) as exc:
+            await _refuse(interaction, str(exc))
 
     @app_commands.command(name="settings", description="Your own settings for every table")
     @app_commands.describe(
@@ -285,18 +290,19 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         name="verify", description="The wall's seeds, to check nobody arranged it"
     )
     async def verify(self, interaction: discord.Interaction) -> None:
-        table = self.service.in_channel(interaction.channel_id or 0)
-        if table is None:
-            mine = self.service.tables_of_user(interaction.user.id)
-            table = mine[0] if len(mine) == 1 else None
-        if table is None or table.state is None:
-            raise TableError(N_("Use this in a table's thread or channel once its game has begun."))
+        try:
+            await self._on_table(interaction, "verify")
+        except TableError:
+            raise TableError(NOT_BEGUN) from None
+
+    async def _verify(self, interaction: discord.Interaction, table: LiveTable) -> None:
+        if table.state is None:
+            raise TableError(NOT_BEGUN)
         await interaction.response.send_message(verify_text(table), ephemeral=True)
 
     @app_commands.command(name="hand", description="Show your hand and controls (privately)")
     async def hand(self, interaction: discord.Interaction) -> None:
-        table = self._table_here(interaction)
-        await self._show_hand(interaction, table)
+        await self._on_table(interaction, "hand")
 
     async def _show_hand(self, interaction: discord.Interaction, table: LiveTable) -> None:
         seat = table.seat_of_user(interaction.user.id)
@@ -306,7 +312,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
 
     @app_commands.command(name="table", description="Post the table image again")
     async def table(self, interaction: discord.Interaction) -> None:
-        table = self._table_here(interaction)
+        await self._on_table(interaction, "table")
+
+    async def _repost(self, interaction: discord.Interaction, table: LiveTable) -> None:
         if table.state is None:
             raise TableError(N_("The game has not started yet."))
         await interaction.response.send_message(
@@ -316,7 +324,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
 
     @app_commands.command(name="leave", description="Give your seat to a computer player")
     async def leave(self, interaction: discord.Interaction) -> None:
-        table = self._table_here(interaction)
+        await self._on_table(interaction, "leave")
+
+    async def _leave(self, interaction: discord.Interaction, table: LiveTable) -> None:
         if table.status == "lobby":
             await self.service.unjoin(table.id, interaction.user.id)
             await _refuse(interaction, "You left the table.")
@@ -326,9 +336,19 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
 
     @app_commands.command(name="end", description="End the table (host or Manage Server)")
     async def end(self, interaction: discord.Interaction) -> None:
-        table = self._table_here(interaction)
+        await self._on_table(interaction, "end")
+
+    async def _end(self, interaction: discord.Interaction, table: LiveTable) -> None:
         await self.service.end(table.id, interaction.user.id, _can_manage(interaction))
         await interaction.response.send_message("The table is closed; finished hands stay settled.")
+
+    _COMMANDS: ClassVar[dict[str, Any]] = {
+        "hand": _show_hand,
+        "table": _repost,
+        "leave": _leave,
+        "end": _end,
+        "verify": _verify,
+    }
 
     @app_commands.command(name="config", description="Server defaults (Manage Server)")
     @app_commands.guild_only()

@@ -15,6 +15,11 @@ does not run:
    or is run here after claiming the table if nobody does. So a press survives the death of the
    owner that was handling it.
 
+Slash commands about one table (``/mahjong hand``, ``table``, ``leave``, ``end``, ``verify``)
+travel the same way: the receiving process finds the table in the database (the one in the
+channel, else the member's only one), and the command is run by the table's owner as the
+control kind ``command``.
+
 The owner rebuilds a ``discord.Interaction`` from those fields, marks it as already answered
 (its response methods go through the interaction's token: ``defer`` does nothing,
 ``send_message`` is a follow-up, ``edit_message`` edits the original), and runs the very
@@ -89,8 +94,11 @@ def press_payload(interaction: discord.Interaction) -> dict[str, Any]:
         raw_channel["name"] = getattr(channel, "name", "") or ""
         raw_channel["guild_id"] = str(interaction.guild_id)
         parent = getattr(channel, "parent_id", None)
-        if parent is not None:
+        if parent is not None:  # a thread (a table's own): the fields discord.py requires
             raw_channel["parent_id"] = str(parent)
+            raw_channel["owner_id"] = str(getattr(channel, "owner_id", None) or 0)
+            raw_channel["message_count"] = getattr(channel, "message_count", 0) or 0
+            raw_channel["member_count"] = getattr(channel, "member_count", 0) or 0
             raw_channel["thread_metadata"] = {
                 "archived": False,
                 "auto_archive_duration": 1440,
@@ -172,10 +180,13 @@ def rebuild(state: Any, payload: dict[str, Any], acknowledged: int) -> discord.I
 def acknowledgement(kind: str, groups: dict[str, str]) -> tuple[bool, bool]:
     """How the receiving process acknowledges a press it hands over, as ``(ephemeral,
     thinking)`` for ``defer``: "My hand" answers with a new private message (a deferred private
-    answer); every other control updates the message it is on, or answers privately in a
-    follow-up (a deferred update)."""
+    answer), and so does a slash command (``/mahjong end``'s answer is public); every other
+    control updates the message it is on, or answers privately in a follow-up (a deferred
+    update)."""
     if kind == "seat" and groups.get("verb") == "hand":
         return True, True
+    if kind == "command":  # a slash command: its answer is a new message
+        return groups.get("verb") != "end", True
     return False, False
 
 
@@ -208,8 +219,10 @@ class PressForwarder:
 
     # -- set-up ------------------------------------------------------------------------------------
     def install(self, handlers: dict[str, Handler]) -> None:
-        """Route the table controls through this forwarder (lobby, move and seat buttons)."""
-        for kind in ("lobby", "move", "seat"):
+        """Route the table controls through this forwarder (lobby, move and seat buttons) and
+        the slash commands about one table (``command``: ``/mahjong hand``, ``table``,
+        ``leave``, ``end``, ``verify``; ``cogs/table.py`` ``on_command``)."""
+        for kind in ("lobby", "move", "seat", "command"):
             original = handlers.get(kind)
             if original is None or kind in self.handlers:
                 continue

@@ -29,6 +29,31 @@ class ChannelBusy(StoreError):
     """The channel already has an open table (the partial unique index said so)."""
 
 
+class CapReached(StoreError):
+    """A member, channel or server already has its most open tables (``create_capped``,
+    ``seat_capped``): ``kind`` is "member", "channel" or "guild"."""
+
+    def __init__(self, kind: str, count: int, cap: int) -> None:
+        super().__init__(f"{kind} already has {count} open tables (cap {cap})")
+        self.kind, self.count, self.cap = kind, count, cap
+
+
+# The open tables a cap counts (issue 16 item 9): a member's (seated at), a channel's (playing
+# in it or in a thread opened from it), a server's.
+_OPEN = "t.status IN ('lobby', 'playing')"
+_OF_MEMBER = (
+    f"SELECT DISTINCT t.id FROM tables t JOIN seats s ON s.table_id = t.id "
+    f"WHERE {_OPEN} AND s.user_id = ? AND t.id <> ? ORDER BY t.id"
+)
+_IN_CHANNEL = (
+    f"SELECT t.id FROM tables t WHERE {_OPEN} AND (t.channel_id = ? OR t.home_channel_id = ?) "
+    "AND t.id <> ? ORDER BY t.id"
+)
+_OF_GUILD = (
+    f"SELECT t.id FROM tables t WHERE {_OPEN} AND t.guild_id = ? AND t.id <> ? ORDER BY t.id"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class SeatRow:
     """A place at a table: the physical seat (0 = East's place at the start) once the game
@@ -112,6 +137,70 @@ class TablesRepository(Repository):
             home_channel_id=table.home_channel_id,
             hints=table.hints,
         )
+
+    # -- open tables across processes (issue 15: caps and commands on PostgreSQL) -------------
+    async def open_ids(
+        self,
+        *,
+        user_id: int | None = None,
+        channel_id: int | None = None,
+        guild_id: int | None = None,
+    ) -> list[int]:
+        """The open tables a member sits at, or in a channel (or its threads), or on a server,
+        whichever process runs them."""
+        async with self.reading():
+            return await self._open_ids(user_id=user_id, channel_id=channel_id, guild_id=guild_id)
+
+    async def _open_ids(
+        self,
+        *,
+        user_id: int | None = None,
+        channel_id: int | None = None,
+        guild_id: int | None = None,
+        excluding: int = 0,
+    ) -> list[int]:
+        if user_id is not None:
+            rows = await self.fetchall(_OF_MEMBER, (user_id, excluding))
+        elif channel_id is not None:
+            rows = await self.fetchall(_IN_CHANNEL, (channel_id, channel_id, excluding))
+        else:
+            rows = await self.fetchall(_OF_GUILD, (guild_id, excluding))
+        return [int(r["id"]) for r in rows]
+
+    async def create_capped(self, table: Any, host_name: str, caps: dict[str, int]) -> int:
+        """``create_table`` with the host seated, unless the host, the channel or the server
+        already has its cap of open tables (``caps``: "member", "channel", "guild"); raises
+        ``CapReached`` then. Counted and written in one transaction: PostgreSQL's write
+        transactions run one at a time across processes (``bot/store/postgres.py``, the
+        transaction lock), so several processes together never exceed a cap."""
+        async with self.transaction():
+            counts = {
+                "member": await self._open_ids(user_id=table.host_id),
+                "channel": await self._open_ids(channel_id=table.channel_id),
+                "guild": await self._open_ids(guild_id=table.guild_id),
+            }
+            for kind, ids in counts.items():
+                if len(ids) >= caps[kind]:
+                    raise CapReached(kind, len(ids), caps[kind])
+            table_id = await self.create_table(table)
+            await self.add_seat(table_id, 0, table.host_id, host_name)
+            return table_id
+
+    async def seat_capped(
+        self, table_id: int, seat: int, user_id: int, display_name: str, cap: int
+    ) -> None:
+        """Seat a member joining a lobby unless they already sit at ``cap`` other open tables
+        (``CapReached``), in one transaction as ``create_capped``. The joining event and
+        ``set_seats`` follow; the seat taken here is what the next count sees."""
+        async with self.transaction():
+            mine = await self._open_ids(user_id=user_id, excluding=table_id)
+            if len(mine) >= cap:
+                raise CapReached("member", len(mine), cap)
+            await self.execute(
+                "DELETE FROM seats WHERE table_id = ? AND (seat = ? OR user_id = ?)",
+                (table_id, seat, user_id),
+            )
+            await self.add_seat(table_id, seat, user_id, display_name)
 
     async def get(self, table_id: int) -> dict[str, Any] | None:
         async with self.reading():

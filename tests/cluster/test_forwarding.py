@@ -97,6 +97,46 @@ def test_a_press_survives_the_trip(state, guild: bool) -> None:
     assert copy.response.type == discord.InteractionResponseType.deferred_message_update
 
 
+def test_a_slash_command_in_a_tables_thread_survives_the_trip(state) -> None:
+    """``/mahjong hand`` in a table's thread (a command, no message; the channel a thread,
+    whose fields discord.py requires): handed over as the presses are."""
+    data = gateway_payload(guild=True)
+    del data["message"]
+    data |= {
+        "type": 2,
+        "data": {
+            "id": "61",
+            "name": "mahjong",
+            "type": 1,
+            "options": [{"name": "hand", "type": 1}],
+        },
+        "channel": {
+            "id": "701",
+            "type": 11,
+            "name": "pung-chow table 7",
+            "guild_id": "500",
+            "parent_id": "700",
+            "owner_id": "42",
+            "message_count": 3,
+            "member_count": 2,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 10080,
+                "archive_timestamp": "2026-01-01T00:00:00+00:00",
+                "locked": False,
+            },
+        },
+        "channel_id": "701",
+    }
+    original = discord.Interaction(data=data, state=state)
+    assert isinstance(original.channel, discord.Thread)
+    copy = rebuild(state, json.loads(json.dumps(press_payload(original))), 5)
+    assert isinstance(copy.channel, discord.Thread) and copy.channel.parent_id == 700
+    assert (copy.type, copy.data, copy.channel_id) == (original.type, original.data, 701)
+    assert copy.message is None and copy.user.id == original.user.id
+    assert copy.response.type == discord.InteractionResponseType.deferred_channel_message
+
+
 async def test_the_handlers_answers_go_through_the_token(state, monkeypatch) -> None:
     copy = rebuild(
         state, press_payload(discord.Interaction(data=gateway_payload(guild=False), state=state)), 6
@@ -124,5 +164,8 @@ def test_my_hand_is_acknowledged_privately_and_channels_are_per_process() -> Non
     assert acknowledgement("seat", {"table": "1", "verb": "hand"}) == (True, True)
     assert acknowledgement("move", {"table": "1", "verb": "discard"}) == (False, False)
     assert acknowledgement("lobby", {"table": "1", "verb": "join"}) == (False, False)
+    # Slash commands answer with a new message: private, but /mahjong end's is public.
+    assert acknowledgement("command", {"table": "1", "verb": "hand"}) == (True, True)
+    assert acknowledgement("command", {"table": "1", "verb": "end"}) == (False, True)
     one, other = channel_of("host:1:aa"), channel_of("host:2:bb")
     assert one != other and len(one) <= 63 and one.isidentifier()

@@ -245,11 +245,17 @@ class BotProcess:
     started again on the same database. Each run's stderr goes to ``bot-<n>.log``."""
 
     def __init__(
-        self, server: Any, database: Path | str, logs: Path, env: dict[str, str] | None = None
+        self,
+        server: Any,
+        database: Path | str,
+        logs: Path,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
     ) -> None:
         self.server = server
-        self.database = database
+        self.database = database  # "-": from the environment, as mahjong-bot (launcher.py)
         self.env = dict(env or {})  # more environment (shards, a lease time: test_failover)
+        self.args = list(args or [])  # mahjong-bot's arguments, with database "-"
         self.logs = logs
         self.runs = 0
         self.proc: asyncio.subprocess.Process | None = None
@@ -278,6 +284,7 @@ class BotProcess:
                 str(self.server.port),
                 str(self.database),
                 self.server.token,
+                *self.args,
                 cwd=root,
                 env={**os.environ, **self.env, "MJ_KILL_AT": kill_at},
                 stdin=asyncio.subprocess.DEVNULL,

@@ -2,8 +2,12 @@
 that kill it (SIGKILL) and start it again on the same database.
 
     python -m tests.e2e.launcher PORT DATABASE TOKEN
+    python -m tests.e2e.launcher PORT - TOKEN [ARGS...]
 
-DATABASE is a SQLite file or a ``postgresql://`` URL; MAHJONG_SHARDS / MAHJONG_SHARD_COUNT,
+With ``-`` the bot starts as ``mahjong-bot ARGS`` does (``bot.__main__.main``): every setting
+from the environment (MAHJONG_DB, MAHJONG_DATA_DIR, LOG_LEVEL...), as a container started from
+``docker-compose.yml`` gets it (tests/cluster/test_compose.py). Otherwise DATABASE is a
+SQLite file or a ``postgresql://`` URL; MAHJONG_SHARDS / MAHJONG_SHARD_COUNT,
 MAHJONG_DRAWING_PROCESSES and MAHJONG_GLOBAL_RATE are read from the environment as the bot
 reads them (several processes on one PostgreSQL database: tests/e2e/test_failover.py).
 
@@ -174,6 +178,11 @@ def main(argv: list[str]) -> None:
     arm_kills(os.environ.get("MJ_KILL_AT", ""))
     if os.environ.get("MJ_WRITES"):
         control_writes(os.environ["MJ_WRITES"])
+    if argv[1] == "-":  # as `mahjong-bot` runs: everything from the environment
+        from bot.__main__ import main as entry
+
+        os.environ["DISCORD_TOKEN"] = token
+        sys.exit(entry(argv[3:]))
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )

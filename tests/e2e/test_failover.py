@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -308,4 +309,126 @@ async def test_two_processes_die_and_every_table_finishes_on_the_third(
         f"over in {took_1:.1f} s), then shard 2 ({count_2} tables in {took_2:.1f} s); "
         f"{sum(len(t.player.accepted) for t in tables)} presses taken, "
         f"{taken_after_takeover} on DMs sent before a takeover; played in {played:.0f} s"
+    )
+
+
+async def answer(handle: Any) -> Any:
+    """The message answering a slash command: it may be handed to another process first."""
+    return await handle.reply(timeout=60)
+
+
+async def test_the_compose_processes_answer_commands_for_a_table_taken_over(
+    fake_discord, discord_world, postgres_url, tmp_path, bot_processes
+) -> None:
+    """The bot processes of docker-compose.yml, started with its command and environment
+    (MAHJONG_DB pointed at the test's PostgreSQL, no drawing processes), on the sharded fake
+    Discord. The process of the server's shard opens a table and is SIGKILLed; the other takes
+    the table over; the first is started again (as ``restart: unless-stopped`` does) and now
+    receives the server's slash commands for a table another process runs: ``/mahjong hand``,
+    ``table`` and ``leave`` by members, ``end`` by the host get the answers one process gives.
+    Then ``mahjong-bot health``, the compose file's health check, with each process's
+    environment says it is connected."""
+    import os
+    import sys
+
+    from tests.cluster.compose import bot_services
+
+    server, w = fake_discord, discord_world
+    services = bot_services({"DISCORD_TOKEN": server.token, "POSTGRES_PASSWORD": "unused"})
+    command = services[0].command
+    count = int(command[command.index("--shard-count") + 1])
+    server.gateway.shard_count = count
+    bots = bot_processes
+    envs = []
+    for service in services:
+        data = tmp_path / service.name  # its /data volume
+        data.mkdir()
+        env = dict(service.environment)
+        assert env["MAHJONG_DB"].startswith("postgresql://")
+        env.update(
+            MAHJONG_DB=postgres_url,
+            MAHJONG_DATA_DIR=str(data),
+            MAHJONG_DRAWING_PROCESSES="0",
+            LOG_LEVEL="WARNING",
+        )
+        envs.append(env)
+        bots.append(BotProcess(server, "-", data, env, args=service.command[1:]))
+    await asyncio.gather(*(b.start(timeout=90) for b in bots))
+    shard = (w.guild.id >> 22) % count
+    home = next(b for b, s in zip(bots, services, strict=True) if str(shard) in s.command)
+    other = next(b for b in bots if b is not home)
+
+    alice, bob = w.alice, w.bob
+    new = await alice.slash(
+        w.channel,
+        "mahjong new",
+        rules="pung-chow",
+        hands=1,
+        computer_players=2,
+        turn_seconds=0,
+        claim_seconds=60,
+    )
+    lobby = await new.reply(timeout=30)
+    table_id = int(lobby_id(lobby, "join").split(":")[1])
+    place = await server.wait_for(
+        lambda: server.message(lobby.id).thread, timeout=30, what="the table's thread"
+    )
+    assert await (await bob.click(lobby, lobby_id(lobby, "join"))).ack(timeout=30) == 6
+    assert await (await alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=30) == 6
+    assert (await owners(postgres_url))[table_id][0] == str(home.proc.pid)
+
+    _, took = await kill_and_wait_for_takeover(home, postgres_url, [], [other])
+    await home.start(timeout=90)  # what the restart policy does
+    restarted = home.startup[-1]
+    assert (await owners(postgres_url))[table_id][0] == str(other.proc.pid)
+
+    # Every command below reaches the restarted process (the server's shard), which does not
+    # run the table: it hands the command to the process that does.
+    hand = await answer(await bob.slash(place, "mahjong hand"))
+    assert hand.ephemeral and hand.visible_to == bob.id
+    assert f"mj:{table_id}:" in " ".join(hand.custom_ids()), hand.content
+    table = await answer(await alice.slash(place, "mahjong table"))
+    assert (table.content, table.ephemeral) == ("Here is the table.", True)
+    left = await answer(await bob.slash(place, "mahjong leave"))
+    assert left.content == "You left the table; a computer player has your seat."
+    again = await answer(await bob.slash(place, "mahjong hand"))
+    assert again.content == "You are not playing at this table.", again.content
+    end = await answer(await alice.slash(place, "mahjong end"))
+    assert (end.content, end.ephemeral) == (
+        "The table is closed; finished hands stay settled.",
+        False,
+    )
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        status = await conn.fetchval("SELECT status FROM tables WHERE id = $1", table_id)
+        kinds = [
+            r["kind"]
+            for r in await conn.fetch(
+                "SELECT kind FROM events WHERE table_id = $1 ORDER BY seq", table_id
+            )
+        ]
+    finally:
+        await conn.close()
+    assert status == "finished" and kinds.count("leave") == 1, (status, kinds)
+    assert home.log_text().count("Traceback") == 0, home.log_text()[-3000:]
+    assert "Traceback" not in other.log_text(), other.log_text()[-3000:]
+
+    # The compose file's health check, run with each process's environment.
+    for env in envs:
+        heartbeat = Path(env["MAHJONG_DATA_DIR"]) / "heartbeat"
+        await server.wait_for(heartbeat.exists, timeout=60, what="a heartbeat")
+        check = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "health",
+            env={**os.environ, **env},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        said, _ = await check.communicate()
+        assert check.returncode == 0, said.decode()
+    print(
+        f"\ntaken over in {took:.1f} s after the kill; the killed process was connected "
+        f"again {restarted:.1f} s after its start"
     )

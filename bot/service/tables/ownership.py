@@ -45,6 +45,18 @@ class OwnedTables:
     def _stop_moving(self, table: LiveTable) -> None:
         raise NotImplementedError
 
+    def in_channel(self, channel_id: int) -> LiveTable | None:
+        raise NotImplementedError
+
+    def tables_of_user(self, user_id: int) -> list[LiveTable]:
+        raise NotImplementedError
+
+    def tables_in(self, channel_id: int) -> list[LiveTable]:
+        raise NotImplementedError
+
+    async def _save_seats(self, table: LiveTable) -> None:
+        raise NotImplementedError
+
     # -- hooks the service calls ---------------------------------------------------------------
     def _fence(self, table_id: int) -> dict[str, Any]:
         """The keyword arguments of a write of the table's log or status (``lease=``)."""
@@ -74,6 +86,55 @@ class OwnedTables:
     async def _closed(self, table_id: int) -> None:
         if self.ownership is not None:
             await self.ownership.closed(table_id)
+
+    # -- caps and look-ups across processes -------------------------------------------------
+    async def _create(self, table: LiveTable, host_name: str, caps: dict[str, int]) -> int:
+        """Insert a new table. With several processes the caps on open tables are counted in
+        the database in the same transaction as the insert (``create_capped``): each process
+        holds only its own tables, so its memory cannot count them."""
+        if self.ownership is None:
+            return await self.store.create_table(table)
+        return await self.store.create_capped(table, host_name, caps)
+
+    async def _seat_capped(self, table: LiveTable, user_id: int, name: str, cap: int) -> None:
+        """With several processes: seat a joining member in the database unless they sit at
+        ``cap`` open tables already, counted there (``seat_capped``; raises CapReached)."""
+        if self.ownership is not None:
+            await self.store.seat_capped(table.id, len(table.players), user_id, name, cap)
+
+    async def _unseat_capped(self, table: LiveTable) -> None:
+        """A join whose event could not be written: the seat taken by ``_seat_capped`` goes."""
+        if self.ownership is not None:
+            try:
+                await self._save_seats(table)
+            except Exception as exc:  # counted against the member until the next seat write
+                log.warning("table %s: could not undo a seat (%s)", table.id, exc)
+
+    async def table_here(self, channel_id: int, user_id: int) -> int:
+        """The table a command used in ``channel_id`` by ``user_id`` is about: the one playing
+        in that channel or thread; elsewhere the member's only open table, or the only one
+        opened from that channel. With several processes the database answers, since another
+        process may run the table (the command is then handed to it,
+        ``bot/cluster/forwarding.py``)."""
+        if self.ownership is None:
+            table = self.in_channel(channel_id)
+            if table is not None:
+                return table.id
+            mine = [t.id for t in self.tables_of_user(user_id)]
+            here = [t.id for t in self.tables_in(channel_id)]
+        else:
+            row = await self.store.open_in_channel(channel_id)
+            if row is not None:
+                return int(row["id"])
+            mine = await self.store.open_ids(user_id=user_id)
+            here = await self.store.open_ids(channel_id=channel_id)
+        if len(mine) == 1:
+            return mine[0]
+        if len(here) == 1:
+            return here[0]
+        if here:
+            raise TableError(N_("Use this inside the table's thread."))
+        raise TableError(N_("There is no table in this channel."))
 
     # -- the lease keeper's callbacks ----------------------------------------------------------
     async def adopt(self, table_id: int) -> bool:

@@ -46,7 +46,7 @@ from bot.service.tables.ports import MemberSettingsStore, TableNotifier, TableSt
 from bot.service.tables.settlement import post_hand
 from bot.service.tables.timers import TableTimers
 from bot.store.leases_repo import Fenced
-from bot.store.tables_repo import ChannelBusy, SeatRow
+from bot.store.tables_repo import CapReached, ChannelBusy, SeatRow
 
 log = logging.getLogger("bot.service.tables")
 T = TypeVar("T")
@@ -355,7 +355,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         resolved = dict(rules.options(chosen))
         if not 0 <= computer_players <= 3:
             raise TableError(N_("computer_players is 0 to 3."))
-        await self._check_caps(guild_id, channel_id, host_id)
+        caps = await self.caps(guild_id)
+        if self.ownership is None:  # one process: its tables are all the open tables
+            self._check_caps(guild_id, channel_id, host_id, caps)
         table = LiveTable(
             id=0,
             guild_id=guild_id,
@@ -372,7 +374,9 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             created_at=self.clock(),
         )
         try:
-            table.id = await self.store.create_table(table)
+            table.id = await self._create(table, host_name, caps)
+        except CapReached as exc:  # counted by the database (several processes)
+            raise TableError(cap_refusal(exc.kind, exc.count, exc.cap)) from None
         except ChannelBusy:  # another /mahjong new here at the same moment came first
             raise TableError(CHANNEL_BUSY) from None
         except Exception as exc:
@@ -390,27 +394,19 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
                 await self._add_computer(table)
         return table
 
-    async def _check_caps(self, guild_id: int, channel_id: int, user_id: int) -> None:
-        """Refuse one table too many for the member, the channel or the server."""
-        caps = await self.caps(guild_id)
-        mine = len(self.tables_of_user(user_id))
-        if mine >= caps["member"]:
-            raise TableError(
-                f"You are already at {mine} open tables (the most on this server is "
-                f"{caps['member']}). Finish or leave one first."
-            )
-        here = len(self.tables_in(channel_id))
-        if here >= caps["channel"]:
-            raise TableError(
-                f"This channel already has {here} open tables (the most is {caps['channel']}). "
-                "Join one of them, or open a table in another channel."
-            )
-        server = len(self.tables_of_guild(guild_id))
-        if server >= caps["guild"]:
-            raise TableError(
-                f"This server already has {server} open tables (the most is {caps['guild']}). "
-                "Join one of them, or try again when one has finished."
-            )
+    def _check_caps(
+        self, guild_id: int, channel_id: int, user_id: int, caps: dict[str, int]
+    ) -> None:
+        """Refuse one table too many for the member, the channel or the server (counted in
+        memory: one process; several count in the database, ``_create``)."""
+        counts = {
+            "member": len(self.tables_of_user(user_id)),
+            "channel": len(self.tables_in(channel_id)),
+            "guild": len(self.tables_of_guild(guild_id)),
+        }
+        for kind, count in counts.items():
+            if count >= caps[kind]:
+                raise TableError(cap_refusal(kind, count, caps[kind]))
 
     async def caps(self, guild_id: int) -> dict[str, int]:
         """The server's caps on open tables: per member, per channel, per server."""
@@ -484,12 +480,21 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
             if len(table.players) >= 4:
                 raise TableError(N_("The table is full."))
             caps = await self.caps(table.guild_id)
-            if len(self.tables_of_user(user_id)) >= caps["member"]:
+            mine = len(self.tables_of_user(user_id))
+            try:
+                if self.ownership is None and mine >= caps["member"]:
+                    raise CapReached("member", mine, caps["member"])
+                await self._seat_capped(table, user_id, name, caps["member"])
+            except CapReached as exc:
                 raise TableError(
-                    f"You are already at {caps['member']} open tables, the most on this "
+                    f"You are already at {exc.cap} open tables, the most on this "
                     "server. Finish or leave one first."
-                )
-            await self._join(table, user_id, name)
+                ) from None
+            try:
+                await self._join(table, user_id, name)
+            except Exception:
+                await self._unseat_capped(table)
+                raise
         await self._lobby_changed(table)
         return table
 
@@ -759,6 +764,25 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         if table.state is None:
             return []
         return legal_actions(table.state, seat)
+
+
+def cap_refusal(kind: str, count: int, cap: int) -> str:
+    """Why a new table is refused: the member, the channel or the server ("guild") has
+    ``count`` open tables and may have ``cap``."""
+    if kind == "member":
+        return (
+            f"You are already at {count} open tables (the most on this server is {cap}). "
+            "Finish or leave one first."
+        )
+    if kind == "channel":
+        return (
+            f"This channel already has {count} open tables (the most is {cap}). "
+            "Join one of them, or open a table in another channel."
+        )
+    return (
+        f"This server already has {count} open tables (the most is {cap}). "
+        "Join one of them, or try again when one has finished."
+    )
 
 
 def _hints_option(value: Any) -> bool:
