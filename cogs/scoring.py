@@ -36,7 +36,8 @@ from bot.rules.options import parse_option_text
 from bot.rules.rulesets import RULESETS
 from bot.service.hand_reading import HINT_LENGTH, HandReading, hand_hint, read_hand
 from bot.service.ledger import Settlement, others_of
-from bot.service.rules_topics import matching_topics
+from bot.service.rules_pages import pages
+from bot.service.rules_topics import Topic, matching_topics
 from bot.service.scoring import WINDS, ScoreResult, ScoringService, SettlePlayer
 from cogs.common import (
     COLOUR,
@@ -383,21 +384,49 @@ def _card_alt(result: ScoreResult, locale: str = FALLBACK) -> str:
     )[:1000]
 
 
+def rules_message(topic: Topic, page: int = 0) -> tuple[discord.Embed, discord.ui.View]:
+    """A ``/rules`` answer: page ``page`` of the topic (bot/service/rules_pages.py: each
+    fits one embed whatever the topic holds), ◀ ▶ when it has more than one, and the button
+    that shares the page shown."""
+    shown = pages(topic)
+    page = max(0, min(page, len(shown) - 1))
+    title = topic.title
+    if shown[page].label:
+        title += f": {shown[page].label}"
+    if len(shown) > 1:
+        title += f" ({page + 1} of {len(shown)})"
+    view = discord.ui.View(timeout=None)
+    if len(shown) > 1:
+        for emoji, to in (("\u25c0\ufe0f", page - 1), ("\u25b6\ufe0f", page + 1)):
+            view.add_item(
+                discord.ui.Button(
+                    emoji=emoji,
+                    style=discord.ButtonStyle.secondary,
+                    custom_id=f"mj:rules:page:{topic.key}:{max(0, min(to, len(shown) - 1))}",
+                    disabled=not 0 <= to < len(shown),
+                )
+            )
+    view.add_item(ShareRulesButton(topic.key, page if len(shown) > 1 else None))
+    return make_embed(title, shown[page].text), view
+
+
 class ShareRulesButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"mj:rules:share:(?P<topic>[a-z0-9-]{1,40})",
+    template=r"mj:rules:share:(?P<topic>[a-z0-9-]{1,40})(?::(?P<page>\d{1,3}))?",
 ):
-    """Under a private ``/rules`` answer: post the same text in the channel, for everyone."""
+    """Under a private ``/rules`` answer: post the same text (the page shown) in the channel,
+    for everyone."""
 
-    def __init__(self, topic: str) -> None:
+    def __init__(self, topic: str, page: int | None = None) -> None:
         super().__init__(
             discord.ui.Button(
                 label="Share in the channel",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"mj:rules:share:{topic}",
+                custom_id=f"mj:rules:share:{topic}" + (f":{page}" if page is not None else ""),
             )
         )
         self.topic = topic
+        self.page = page or 0
 
     @classmethod
     async def from_custom_id(
@@ -406,17 +435,47 @@ class ShareRulesButton(
         item: discord.ui.Button[Any],
         match: re.Match[str],
     ) -> ShareRulesButton:
-        return cls(match["topic"])
+        return cls(match["topic"], int(match["page"]) if match["page"] else None)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
             topic = None if self.topic == "topics" else self.topic
             found = _scoring(interaction.client).rules_text(topic)
-            embed = make_embed(found.title, found.text)
+            embed, _view = rules_message(found, self.page)
             embed.set_footer(text=f"Shared by {display_name(interaction.user)} · /rules")
             await interaction.response.send_message(
                 embed=embed, allowed_mentions=discord.AllowedMentions.none()
             )
+        except Exception as exc:
+            await handle_error(interaction, exc)
+
+
+class RulesPageButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"mj:rules:page:(?P<topic>[a-z0-9-]{1,40}):(?P<page>\d{1,3})",
+):
+    """◀ ▶ under a ``/rules`` answer of several pages: that page, in the same message."""
+
+    def __init__(self, item: discord.ui.Button[Any], topic: str, page: int) -> None:
+        super().__init__(item)
+        self.topic = topic
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Button[Any],
+        match: re.Match[str],
+    ) -> RulesPageButton:
+        return cls(item, match["topic"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            topic = None if self.topic == "topics" else self.topic
+            found = _scoring(interaction.client).rules_text(topic)
+            embed, view = rules_message(found, self.page)
+            await interaction.response.edit_message(embed=embed, view=view)
         except Exception as exc:
             await handle_error(interaction, exc)
 
@@ -466,7 +525,7 @@ class LookupCog(_ScoringCog):
     In a group DM the bot is not a member: it can only answer the interaction (its response
     and follow-ups), which is all these commands do."""
 
-    items = (ShareRulesButton,)
+    items = (ShareRulesButton, RulesPageButton)
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -530,12 +589,8 @@ class LookupCog(_ScoringCog):
         interaction: discord.Interaction,
         topic: app_commands.Range[str, 0, 60] | None = None,
     ) -> None:
-        found = self.service.rules_text(topic)
-        view = discord.ui.View(timeout=None)
-        view.add_item(ShareRulesButton(found.key))
-        await interaction.response.send_message(
-            embed=make_embed(found.title, found.text), view=view, ephemeral=True
-        )
+        embed, view = rules_message(self.service.rules_text(topic))
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @score.autocomplete("hand")
     async def _hand_hint(
@@ -681,10 +736,12 @@ async def setup(bot: commands.Bot) -> None:
 
 __all__ = [
     "LookupCog",
+    "RulesPageButton",
     "SettleButton",
     "SettleCog",
     "ShareRulesButton",
     "reply_error",
+    "rules_message",
     "score_card_png",
     "score_card_request",
     "score_embed",

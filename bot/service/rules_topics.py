@@ -9,7 +9,9 @@ names a file of the repository: players read them in Discord (a test checks).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +20,10 @@ class Topic:
     title: str
     summary: str  # one line, for the topic list and the autocomplete
     text: str
+    #: ``(label, text)`` parts shown as pages of their own, each after ``intro`` (the options
+    #: topic: one per rule set); ``text`` is the intro and the parts together.
+    sections: tuple[tuple[str, str], ...] = ()
+    intro: str = ""
 
 
 _TOPICS = (
@@ -277,25 +283,31 @@ winning tile and how, if not in the hand), `options` (see `/rules options`), `re
 )
 
 
-def _options_topic() -> Topic:
+def options_topic(rulesets: Mapping[str, Any] | None = None) -> Topic:
     """Every rule set's options, defaults and what each means (with the rule text's page),
-    from the rule sets themselves."""
-    from bot.rules.rulesets import RULESETS
+    from the rule sets themselves (``rulesets``: name -> rule set, the bot's by default); a
+    section per rule set, so each is a page of ``/rules options`` (bot/service/rules_pages.py)
+    however many options there are."""
+    if rulesets is None:
+        from bot.rules.rulesets import RULESETS
+
+        rulesets = RULESETS
 
     def shown(value: object) -> str:
         if isinstance(value, bool):
             return "on" if value else "off"
         return "none" if value is None else str(value)
 
-    lines = [
+    intro = (
         "`/mahjong new`, `/mahjong config` and `/score` take `options` as name=value pairs, "
         "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Each with its "
         "default and what it means; 🏠 marks a house rule, another reading of the text (the "
         "default is the bot's, the line read is quoted), named in the reveal when it changes "
         "a hand:"
-    ]
-    for name, rules in RULESETS.items():
-        lines.append(f"**{name}**")
+    )
+    sections = []
+    for name, rules in rulesets.items():
+        lines = [f"**{name}**"]
         for spec in rules.option_specs:
             # A default of None that 'none' may not name (the limit game's limit, set by the
             # Mah-Jongg bonus) is said by its help alone: "=none" read as "no limit".
@@ -305,15 +317,18 @@ def _options_topic() -> Topic:
                 lines.append(f"- 🏠 {named}: {spec.help} · _{spec.source}_")
             else:
                 lines.append(f"- {named}: {spec.help}")
+        sections.append((name, "\n".join(lines)))
     return Topic(
         "options",
         "Table options",
         "the options each rule set takes, and defaults",
-        "\n".join(lines),
+        "\n".join([intro, *(text for _, text in sections)]),
+        tuple(sections),
+        intro,
     )
 
 
-_TOPICS = (*_TOPICS, _options_topic())
+_TOPICS = (*_TOPICS, options_topic())
 TOPICS: dict[str, Topic] = {t.key: t for t in _TOPICS}
 
 _ALIASES = {

@@ -7,6 +7,7 @@ import pytest
 from discord import app_commands
 from fakediscord import CommandError
 
+from bot.rules.rulesets import RULESETS
 from bot.service.ledger import PENDING_SECONDS
 from cogs.common import DM_REFUSAL, GuildOnly, error_text
 
@@ -102,6 +103,27 @@ async def test_rules_answers_privately_with_a_button_to_share(discord_world, sta
     assert shared in w.bob.messages(w.channel)
     topics = await (await w.alice.click(listing, "mj:rules:share:topics")).reply()
     assert not topics.ephemeral and "`washing`" in topics.embeds[0]["description"]
+    # /rules options: a page per rule set, ◀ ▶ between them, each within Discord's embed
+    # limits; the page shown is the one shared.
+    options = await (await w.alice.slash(w.channel, "rules", topic="options")).reply()
+    count = len(RULESETS)
+    assert options.embeds[0]["title"] == f"Table options: pung-chow (1 of {count})"
+    seen = []
+    for number in range(1, count + 1):
+        embed = options.embeds[0]
+        assert len(embed["description"]) <= 4096 and len(embed["title"]) <= 256
+        assert f"({number} of {count})" in embed["title"]
+        seen.append(embed["description"])
+        ahead = next(c for c in options.custom_ids() if c.startswith("mj:rules:page:"))
+        assert options.component(ahead).get("disabled") == (number == 1)  # ◀
+        if number < count:
+            forward = options.custom_ids()[1]
+            options = await (await w.alice.click(options, forward)).reply()
+    assert all(f"**{name}**" in text for name, text in zip(RULESETS, seen, strict=True))
+    share = next(c for c in options.custom_ids() if c.startswith("mj:rules:share:"))
+    assert share == f"mj:rules:share:options:{count - 1}"
+    shared = await (await w.alice.click(options, share)).reply()
+    assert not shared.ephemeral and shared.embeds[0]["description"] == seen[-1]
     unknown = await (await w.alice.slash(w.channel, "rules", topic="poker")).reply()
     assert unknown.ephemeral and "No rules topic 'poker'" in unknown.content
     choices = await (
@@ -259,6 +281,8 @@ async def test_score_names_a_house_rule_that_changed_it(discord_world, start_bot
     fields = {f["name"]: f["value"] for f in house.embeds[0]["fields"]}
     assert "`four_chows_eyes=any` changed this hand" in fields["House rules"]
     listing = await (await w.alice.slash(w.channel, "rules", topic="options")).reply()
+    while "singapore" not in listing.embeds[0]["title"]:  # a page per rule set: ▶ to it
+        listing = await (await w.alice.click(listing, listing.custom_ids()[1])).reply()
     text = listing.embeds[0]["description"]
     assert "🏠 `three_pungs_drawn`=any" in text and "'3 Pungs, win by drawing from wall: 4'" in text
 
