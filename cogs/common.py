@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 import discord
 from discord import app_commands
 
-from bot.i18n import _
+from bot.i18n import N_, _
 from bot.rules.options import OptionError
 from bot.rules.rulesets import HandError
 from bot.rules.table_score import RequestError
@@ -35,8 +35,8 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     NotationError,
     RequestError,
 )
-DM_REFUSAL = "This command works in a server, not in direct messages."
-GENERIC_FAILURE = "Something went wrong on our side; nothing was changed."
+DM_REFUSAL = N_("This command works in a server, not in direct messages.")
+GENERIC_FAILURE = N_("Something went wrong on our side; nothing was changed.")
 COLOUR = discord.Colour(0x2E7D4F)  # the felt of a mahjong table
 COLOUR_WARN = discord.Colour(0xC9A227)
 COLOUR_DONE = discord.Colour(0x3B6EA5)
@@ -91,7 +91,7 @@ def error_text(error: BaseException) -> str | None:
     if isinstance(error, app_commands.CommandOnCooldown):
         return f"Slow down: try again in {error.retry_after:.0f} s."
     if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You cannot use this command here."
+        return str(error) or N_("You cannot use this command here.")
     return None
 
 

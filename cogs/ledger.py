@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import FALLBACK, N_, _, answer_locale
 from bot.service.ledger import METRICS, MIN_HANDS_FOR_WIN_RATE, LeaderboardEntry, LedgerService
 from bot.service.ratings import PROVISIONAL_GAMES, Rating, RatingChange, RatingService
 from cogs.common import (
@@ -36,9 +37,24 @@ PERIOD_CHOICES = [
     app_commands.Choice(name="this month (30 days)", value="month"),
     app_commands.Choice(name="all time", value="all"),
 ]
-PERIOD_WORDS = {"week": "the last 7 days", "month": "the last 30 days", "all": "all time"}
+PERIOD_WORDS = {
+    "week": N_("the last 7 days"),
+    "month": N_("the last 30 days"),
+    "all": N_("all time"),
+}
 HISTORY_LIMIT = 10
-KIND_WORDS = {"hand": "hand", "manual": "/settle", "washing": "washing", "penalty": "penalty"}
+KIND_WORDS = {
+    "hand": N_("hand"),
+    "manual": "/settle",
+    "washing": N_("washing"),
+    "penalty": N_("penalty"),
+}
+METRIC_WORDS = {
+    "chips": N_("chips"),
+    "wins": N_("wins"),
+    "biggest-hand": N_("biggest-hand"),
+    "win-rate": N_("win-rate"),
+}
 
 
 def _ledger(client: Any) -> LedgerService:
@@ -49,15 +65,20 @@ def _ratings(client: Any) -> RatingService:
     return client.services.ratings
 
 
-def rating_text(rating: Rating | None, last: RatingChange | None) -> str:
+def rating_text(rating: Rating | None, last: RatingChange | None, locale: str = FALLBACK) -> str:
     """``/stats``'s rating field: the rating, how far the last game moved it, provisional."""
     if rating is None:
-        return "- (no rated game yet)"
+        return _(locale, "- (no rated game yet)")
     text = f"{rating.value:,}"
     if last is not None:
-        text += f" ({last.delta:+d} last game)"
+        text += _(locale, " ({delta} last game)", delta=f"{last.delta:+d}")
     if rating.provisional:
-        text += f"\nprovisional: {rating.games} of {PROVISIONAL_GAMES} games"
+        text += "\n" + _(
+            locale,
+            "provisional: {games} of {needed} games",
+            games=rating.games,
+            needed=PROVISIONAL_GAMES,
+        )
     return text
 
 
@@ -65,18 +86,33 @@ def _who(interaction: discord.Interaction, member: discord.Member | None) -> dis
     return member if member is not None else interaction.user
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _wins(n: int, locale: str) -> str:
+    return _(locale, "{count} win", count=n) if n == 1 else _(locale, "{count} wins", count=n)
 
 
-def _value(entry: LeaderboardEntry, metric: str, period: str) -> str:
+def _hands(n: int, locale: str) -> str:
+    return _(locale, "{count} hand", count=n) if n == 1 else _(locale, "{count} hands", count=n)
+
+
+def _games(n: int, locale: str) -> str:
+    return _(locale, "{count} game", count=n) if n == 1 else _(locale, "{count} games", count=n)
+
+
+def _value(entry: LeaderboardEntry, metric: str, period: str, locale: str = FALLBACK) -> str:
     if metric == "chips":
-        return f"{chips(int(entry.value))} chips" if period == "all" else signed(int(entry.value))
+        if period != "all":
+            return signed(int(entry.value))
+        return _(locale, "{amount} chips", amount=chips(int(entry.value)))
     if metric == "wins":
-        return f"{_count(int(entry.value), 'win')} in {_count(entry.hands, 'hand')}"
+        return _(
+            locale,
+            "{wins} in {hands}",
+            wins=_wins(int(entry.value), locale),
+            hands=_hands(entry.hands, locale),
+        )
     if metric == "biggest-hand":
-        return f"{chips(int(entry.value))} points"
-    return f"{entry.value:.0%} of {entry.hands} hands"
+        return _(locale, "{points} points", points=chips(int(entry.value)))
+    return _(locale, "{rate} of {hands} hands", rate=f"{entry.value:.0%}", hands=entry.hands)
 
 
 class LedgerCog(GuildOnly, commands.Cog):
@@ -105,13 +141,21 @@ class LedgerCog(GuildOnly, commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)  # before the database
+        locale = answer_locale(interaction)  # in the channel: the server's language
         user = _who(interaction, member)
         balance = await self.service.balance(interaction.guild_id, user.id)
         start = await self.service.start_of(interaction.guild_id, user.id)
         name = clean(display_name(user))
-        embed = make_embed(f"{display_name(user)}: {chips(balance)} chips", colour=COLOUR)
-        embed.description = (
-            f"{name} started with {chips(start)} and is {signed(balance - start)} since."
+        embed = make_embed(
+            _(locale, "{name}: {amount} chips", name=display_name(user), amount=chips(balance)),
+            colour=COLOUR,
+        )
+        embed.description = _(
+            locale,
+            "{name} started with {start} and is {change} since.",
+            name=name,
+            start=chips(start),
+            change=signed(balance - start),
         )
         await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
@@ -124,16 +168,29 @@ class LedgerCog(GuildOnly, commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)  # before the database
+        locale = answer_locale(interaction)
         user = _who(interaction, member)
         rows = await self.service.history(interaction.guild_id, user.id, HISTORY_LIMIT)
         if not rows:
-            text = "No hands yet. Play at a table (`/mahjong new`) or record one with `/settle`."
+            text = _(
+                locale,
+                "No hands yet. Play at a table (`/mahjong new`) or record one with `/settle`.",
+            )
         else:
             lines = []
             for row in rows:
                 what = KIND_WORDS.get(row.kind, row.kind)
-                where = f" · table {row.table_id} hand {row.hand_no}" if row.table_id else ""
-                result = f"won with {chips(row.score)}" if row.won else "lost"
+                what = _(locale, what) if what != "/settle" else what
+                where = (
+                    _(locale, " · table {table} hand {hand}", table=row.table_id, hand=row.hand_no)
+                    if row.table_id
+                    else ""
+                )
+                result = (
+                    _(locale, "won with {score}", score=chips(row.score))
+                    if row.won
+                    else _(locale, "lost")
+                )
                 if row.kind not in ("hand", "manual"):
                     result = what
                 lines.append(
@@ -141,7 +198,7 @@ class LedgerCog(GuildOnly, commands.Cog):
                     f"**{signed(row.net)}**"
                 )
             text = "\n".join(lines)
-        embed = make_embed(f"{display_name(user)}: recent hands", text)
+        embed = make_embed(_(locale, "{name}: recent hands", name=display_name(user)), text)
         await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
@@ -153,22 +210,26 @@ class LedgerCog(GuildOnly, commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)  # before the database
+        locale = answer_locale(interaction)
         user = _who(interaction, member)
         s = await self.service.stats(interaction.guild_id, user.id)
-        embed = make_embed(f"{display_name(user)}: statistics")
-        embed.add_field(name="Hands", value=str(s.hands))
-        embed.add_field(name="Wins", value=str(s.wins))
-        embed.add_field(name="Win rate", value=f"{s.win_rate:.0%}" if s.hands else "-")
+        embed = make_embed(_(locale, "{name}: statistics", name=display_name(user)))
+        embed.add_field(name=_(locale, "Hands"), value=str(s.hands))
+        embed.add_field(name=_(locale, "Wins"), value=str(s.wins))
+        embed.add_field(name=_(locale, "Win rate"), value=f"{s.win_rate:.0%}" if s.hands else "-")
         embed.add_field(
-            name="Biggest hand",
+            name=_(locale, "Biggest hand"),
             value=chips(s.biggest_hand) if s.biggest_hand is not None else "-",
         )
-        embed.add_field(name="Best streak", value=f"{_count(s.best_streak, 'win')} in a row")
-        embed.add_field(name="Current streak", value=str(s.current_streak))
-        embed.add_field(name="Chips won or lost", value=signed(s.net))
-        embed.add_field(name="Balance", value=chips(s.balance))
+        embed.add_field(
+            name=_(locale, "Best streak"),
+            value=_(locale, "{wins} in a row", wins=_wins(s.best_streak, locale)),
+        )
+        embed.add_field(name=_(locale, "Current streak"), value=str(s.current_streak))
+        embed.add_field(name=_(locale, "Chips won or lost"), value=signed(s.net))
+        embed.add_field(name=_(locale, "Balance"), value=chips(s.balance))
         rating, last = await _ratings(self.bot).rating(interaction.guild_id, user.id)
-        embed.add_field(name="Rating", value=rating_text(rating, last))
+        embed.add_field(name=_(locale, "Rating"), value=rating_text(rating, last, locale))
         await interaction.followup.send(embed=embed)
         await self._remember(interaction, user)
 
@@ -184,23 +245,34 @@ class LedgerCog(GuildOnly, commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)  # before the database
+        locale = answer_locale(interaction)
         what = metric.value if metric else "chips"
         when = period.value if period else "all"
         if what == RATING:
             await self._rating_board(interaction, when)
             return
         entries = await self.service.leaderboard(interaction.guild_id, what, when, limit=10)
-        title = f"Leaderboard: {what}, {PERIOD_WORDS[when]}"
+        title = _(
+            locale,
+            "Leaderboard: {metric}, {period}",
+            metric=_(locale, METRIC_WORDS.get(what, what)),
+            period=_(locale, PERIOD_WORDS[when]),
+        )
         if not entries:
-            text = "Nobody is ranked yet."
+            text = _(locale, "Nobody is ranked yet.")
             if what == "win-rate":
-                text += f" A win rate needs at least {MIN_HANDS_FOR_WIN_RATE} hands."
+                text += _(
+                    locale,
+                    " A win rate needs at least {count} hands.",
+                    count=MIN_HANDS_FOR_WIN_RATE,
+                )
         else:
             ids = [e.user_id for e in entries]
             stored = await self.service.names(interaction.guild_id, ids)
             names = names_of(interaction.guild, ids, stored)
             text = "\n".join(
-                f"**{e.rank}.** {names[e.user_id]} · {_value(e, what, when)}" for e in entries
+                f"**{e.rank}.** {names[e.user_id]} · {_value(e, what, when, locale)}"
+                for e in entries
             )
         await interaction.followup.send(
             embed=make_embed(title, text),
@@ -212,34 +284,53 @@ class LedgerCog(GuildOnly, commands.Cog):
         """Ranked ratings, then the provisional ones unranked (fewer than N rated games).
         A rating has no period: one asked for is answered with all time, and told so."""
         assert interaction.guild_id is not None
+        locale = answer_locale(interaction)
         ranked, provisional = await _ratings(self.bot).leaderboard(interaction.guild_id)
         shown_ranked, shown_new = ranked[:10], provisional[:10]
         ids = [r.user_id for r in (*shown_ranked, *shown_new)]
         stored = await self.service.names(interaction.guild_id, ids)
         names = names_of(interaction.guild, ids, stored)
         lines = [
-            f"**{rank}.** {names[r.user_id]} · {r.value:,} ({_count(r.games, 'game')})"
+            f"**{rank}.** {names[r.user_id]} · {r.value:,} ({_games(r.games, locale)})"
             for rank, r in enumerate(shown_ranked, 1)
         ]
         if not lines:
             lines.append(
-                f"Nobody is ranked yet: a rating is ranked after {PROVISIONAL_GAMES} games."
+                _(
+                    locale,
+                    "Nobody is ranked yet: a rating is ranked after {count} games.",
+                    count=PROVISIONAL_GAMES,
+                )
             )
         if shown_new:
-            lines += ["", f"**Provisional** (fewer than {PROVISIONAL_GAMES} rated games):"]
             lines += [
-                f"{names[r.user_id]} · {r.value:,} ({_count(r.games, 'game')})" for r in shown_new
+                "",
+                _(
+                    locale,
+                    "**Provisional** (fewer than {count} rated games):",
+                    count=PROVISIONAL_GAMES,
+                ),
+            ]
+            lines += [
+                f"{names[r.user_id]} · {r.value:,} ({_games(r.games, locale)})" for r in shown_new
             ]
         if period != "all":
             lines[:0] = [
-                f"-# A rating sums up every game, not only those of {PERIOD_WORDS[period]}: "
-                "this board is all time.",
+                _(
+                    locale,
+                    "-# A rating sums up every game, not only those of {period}: "
+                    "this board is all time.",
+                    period=_(locale, PERIOD_WORDS[period]),
+                ),
                 "",
             ]
-        embed = make_embed("Leaderboard: rating, all time", "\n".join(lines))
+        embed = make_embed(_(locale, "Leaderboard: rating, all time"), "\n".join(lines))
         embed.set_footer(
-            text="Ratings come from finished tables with two members or more; computer "
-            "players do not count. 1,000 to start."
+            text=_(
+                locale,
+                "Ratings come from finished tables with two members or more; computer "
+                "players do not count. 1,000 to start.",
+            )
         )
         await interaction.followup.send(
             embed=embed, allowed_mentions=discord.AllowedMentions.none()

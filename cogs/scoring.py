@@ -29,7 +29,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import FALLBACK, _, answer_locale
+from bot.i18n import FALLBACK, N_, _, answer_locale
 from bot.i18n.score_words import score_words
 from bot.i18n.tiles import wind_words
 from bot.rules.options import parse_option_text
@@ -224,19 +224,23 @@ async def score_card_png(
 
 
 STATUS_WORDS = {
-    "pending": ("waiting for confirmation", COLOUR_WARN),
-    "posted": ("posted to the ledger", COLOUR_DONE),
-    "cancelled": ("cancelled: nothing recorded", COLOUR_OFF),
-    "expired": ("expired: nothing recorded", COLOUR_OFF),
+    "pending": (N_("waiting for confirmation"), COLOUR_WARN),
+    "posted": (N_("posted to the ledger"), COLOUR_DONE),
+    "cancelled": (N_("cancelled: nothing recorded"), COLOUR_OFF),
+    "expired": (N_("expired: nothing recorded"), COLOUR_OFF),
 }
 
 
 def settle_embed(
-    settlement: Settlement, status: str | None = None, expires: int | None = None
+    settlement: Settlement,
+    status: str | None = None,
+    expires: int | None = None,
+    locale: str = FALLBACK,
 ) -> discord.Embed:
     """A settlement as its message shows it: the players and their scores, who pays whom,
     who has confirmed, and until when; its colour and title follow its ``status`` (the
-    stored one unless given: ``expired`` is a pending one past its time)."""
+    stored one unless given: ``expired`` is a pending one past its time). In ``locale``: a
+    public message, so the server's language, whoever pressed a button."""
     status = status or settlement.status
     details = settlement.details
     names = {p.user_id: clean(p.display_name or str(p.user_id)) for p in settlement.parties}
@@ -244,46 +248,68 @@ def settle_embed(
     rows = []
     for player in details.get("players", []):
         user_id = player["user_id"]
-        mark = " · **Mah-Jongg**" if user_id == winner else ""
-        limit = f" ({player['limit_hand']})" if player.get("limit_hand") else ""
+        mark = " · **" + _(locale, "Mah-Jongg") + "**" if user_id == winner else ""
+        limit_hand = player.get("limit_hand")
+        limit = f" ({score_words(locale, limit_hand)})" if limit_hand else ""
         rows.append(
-            f"{WINDS[player['seat']]}: {names.get(user_id, user_id)} · "
+            f"{wind_words(locale, player['seat'])}: {names.get(user_id, user_id)} · "
             f"{chips(player['score'])}{limit}{mark} · {signed(player['net'])}"
         )
-    round_wind = WINDS[details.get("round", 0)]
-    head = f"`{settlement.ruleset}`, {round_wind} round"
+    round_wind = wind_words(locale, details.get("round", 0))
+    head = _(locale, "`{rules}`, {wind} round", rules=settlement.ruleset, wind=round_wind)
     if settlement.created_by is not None:
-        head += f" · proposed by <@{settlement.created_by}>"
+        head += _(locale, " · proposed by {member}", member=f"<@{settlement.created_by}>")
     words, colour = STATUS_WORDS.get(status, STATUS_WORDS["pending"])
     text = head + "\n" + "\n".join(rows)
     if status == "pending":
-        until = f" It expires <t:{expires}:R>." if expires else ""
-        text += (
-            "\n\nNothing counts (chips, history, statistics, leaderboards) until every player "
-            f"below has pressed **Confirm**.{until} Any of them may **Cancel** it."
+        until = _(locale, " It expires {when}.", when=f"<t:{expires}:R>") if expires else ""
+        text += "\n\n" + _(
+            locale,
+            "Nothing counts (chips, history, statistics, leaderboards) until every player "
+            "below has pressed **Confirm**.{until} Any of them may **Cancel** it.",
+            until=until,
         )
     elif status == "expired":
-        text += "\n\nNot every player confirmed in time: nothing was recorded."
-    embed = make_embed(f"Settlement #{settlement.id}: {words}", text, colour=colour)
+        text += "\n\n" + _(locale, "Not every player confirmed in time: nothing was recorded.")
+    embed = make_embed(
+        _(
+            locale,
+            "Settlement #{number}: {status}",
+            number=settlement.id,
+            status=_(locale, words),
+        ),
+        text,
+        colour=colour,
+    )
     payments = [
-        f"{names.get(p['payer'], p['payer'])} pays {names.get(p['payee'], p['payee'])} "
-        f"**{chips(p['amount'])}**"
+        _(
+            locale,
+            "{payer} pays {payee} **{amount}**",
+            payer=names.get(p["payer"], p["payer"]),
+            payee=names.get(p["payee"], p["payee"]),
+            amount=chips(p["amount"]),
+        )
         for p in details.get("payments", [])
     ]
-    embed.add_field(name="Payments", value="\n".join(payments)[:1024] or "Nobody pays.")
+    embed.add_field(
+        name=_(locale, "Payments"),
+        value="\n".join(payments)[:1024] or _(locale, "Nobody pays."),
+    )
     asked = others_of(settlement)
     if asked:
         marks = [f"{'✅' if p.confirmed else '⏳'} {names[p.user_id]}" for p in asked]
-        embed.add_field(name="Confirmed by the players", value="\n".join(marks)[:1024])
+        embed.add_field(name=_(locale, "Confirmed by the players"), value="\n".join(marks)[:1024])
     return embed
 
 
-def settle_view(settlement: Settlement, status: str | None = None) -> discord.ui.View | None:
+def settle_view(
+    settlement: Settlement, status: str | None = None, locale: str = FALLBACK
+) -> discord.ui.View | None:
     if (status or settlement.status) != "pending":
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(SettleButton(settlement.id, "confirm"))
-    view.add_item(SettleButton(settlement.id, "cancel"))
+    view.add_item(SettleButton(settlement.id, "confirm", locale))
+    view.add_item(SettleButton(settlement.id, "cancel", locale))
     return view
 
 
@@ -293,11 +319,11 @@ class SettleButton(
 ):
     """Confirm (a paying player) or Cancel (the proposer) a pending settlement."""
 
-    def __init__(self, settlement_id: int, verb: str) -> None:
+    def __init__(self, settlement_id: int, verb: str, locale: str = FALLBACK) -> None:
         confirm = verb == "confirm"
         super().__init__(
             discord.ui.Button(
-                label="Confirm" if confirm else "Cancel",
+                label=_(locale, "Confirm") if confirm else _(locale, "Cancel"),
                 style=discord.ButtonStyle.success if confirm else discord.ButtonStyle.secondary,
                 custom_id=f"mj:settle:{settlement_id}:{verb}",
             )
@@ -334,13 +360,18 @@ class SettleButton(
             await self._show_if_closed(interaction, service)
             return
         status = service.settlement_status(settlement)
+        locale = answer_locale(interaction)  # the message is public: the server's language
         await interaction.response.edit_message(
-            embed=settle_embed(settlement, status, service.expires_at(settlement)),
-            view=settle_view(settlement, status),
+            embed=settle_embed(settlement, status, service.expires_at(settlement), locale),
+            view=settle_view(settlement, status, locale),
         )
         if posted:
             await interaction.followup.send(
-                f"Settlement #{settlement.id} is posted to the ledger. See `/chips`.",
+                _(
+                    locale,
+                    "Settlement #{number} is posted to the ledger. See `/chips`.",
+                    number=settlement.id,
+                ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
 
@@ -357,9 +388,11 @@ class SettleButton(
         status = service.settlement_status(settlement)
         if status == "pending":
             return
+        locale = answer_locale(interaction)
         try:
             await interaction.message.edit(
-                embed=settle_embed(settlement, status), view=settle_view(settlement, status)
+                embed=settle_embed(settlement, status, locale=locale),
+                view=settle_view(settlement, status, locale),
             )
         except discord.HTTPException:
             log.warning("could not update settlement %s's message", settlement.id)
@@ -709,9 +742,10 @@ class SettleCog(GuildOnly, _ScoringCog):
         settlement = await self.service.store_settlement(proposal)
         status = self.service.settlement_status(settlement)
         expires = self.service.expires_at(settlement)
-        view = settle_view(settlement, status)
+        locale = answer_locale(interaction)  # public: the server's language
+        view = settle_view(settlement, status, locale)
         await interaction.followup.send(
-            embed=settle_embed(settlement, status, expires),
+            embed=settle_embed(settlement, status, expires, locale),
             view=view if view is not None else discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -720,9 +754,14 @@ class SettleCog(GuildOnly, _ScoringCog):
             # Its own message: filling the deferred answer is an edit, and edits never ping.
             await interaction.followup.send(
                 " ".join(f"<@{p.user_id}>" for p in waiting)
-                + f": {display_name(interaction.user)} recorded a game with you (settlement "
-                f"#{settlement.id} above). Nothing counts until each of you presses **Confirm**; "
-                f"it expires <t:{expires}:R>.",
+                + _(
+                    locale,
+                    ": {name} recorded a game with you (settlement #{number} above). Nothing "
+                    "counts until each of you presses **Confirm**; it expires {when}.",
+                    name=display_name(interaction.user),
+                    number=settlement.id,
+                    when=f"<t:{expires}:R>",
+                ),
                 allowed_mentions=discord.AllowedMentions(
                     users=[discord.Object(p.user_id) for p in waiting], roles=False, everyone=False
                 ),

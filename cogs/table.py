@@ -277,7 +277,8 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         else:
             chosen = self.service.member_settings(user)
         await interaction.response.send_message(
-            member_settings_text(chosen, changed=bool(changes)), ephemeral=True
+            member_settings_text(chosen, changed=bool(changes), locale=interaction.locale),
+            ephemeral=True,
         )
 
     @app_commands.command(name="help", description="How to play here: DMs, buttons, timers")
@@ -298,7 +299,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def _verify(self, interaction: discord.Interaction, table: LiveTable) -> None:
         if table.state is None:
             raise TableError(NOT_BEGUN)
-        await interaction.response.send_message(verify_text(table), ephemeral=True)
+        await interaction.response.send_message(
+            verify_text(table, getattr(interaction, "locale", None)), ephemeral=True
+        )
 
     @app_commands.command(name="hand", description="Show your hand and controls (privately)")
     async def hand(self, interaction: discord.Interaction) -> None:
@@ -329,10 +332,10 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def _leave(self, interaction: discord.Interaction, table: LiveTable) -> None:
         if table.status == "lobby":
             await self.service.unjoin(table.id, interaction.user.id)
-            await _refuse(interaction, "You left the table.")
+            await _refuse(interaction, N_("You left the table."))
             return
         await self.service.leave(table.id, interaction.user.id)
-        await _refuse(interaction, "You left the table; a computer player has your seat.")
+        await _refuse(interaction, N_("You left the table; a computer player has your seat."))
 
     @app_commands.command(name="end", description="End the table (host or Manage Server)")
     async def end(self, interaction: discord.Interaction) -> None:
@@ -340,7 +343,12 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
 
     async def _end(self, interaction: discord.Interaction, table: LiveTable) -> None:
         await self.service.end(table.id, interaction.user.id, _can_manage(interaction))
-        await interaction.response.send_message("The table is closed; finished hands stay settled.")
+        await interaction.response.send_message(
+            _(
+                guild_locale(self.bot, interaction.guild_id),
+                "The table is closed; finished hands stay settled.",
+            )
+        )
 
     _COMMANDS: ClassVar[dict[str, Any]] = {
         "hand": _show_hand,
@@ -428,7 +436,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         if changes and not _can_manage(interaction):
             raise TableError(N_("Changing the server's mahjong settings needs Manage Server."))
         settings = await service.update(interaction.guild_id, **changes) if changes else current
-        await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
+        await interaction.response.send_message(
+            embed=settings_embed(settings, interaction.locale), ephemeral=True
+        )
 
     # -- buttons -----------------------------------------------------------------------------
     async def on_lobby(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
@@ -447,7 +457,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
                 # Asked privately, so nothing changes for the others until it is confirmed.
                 self.service.check_can_cancel(table_id, user.id, _can_manage(interaction))
                 await interaction.response.send_message(
-                    "Cancel this table for everyone?",
+                    _(interaction.locale, "Cancel this table for everyone?"),
                     view=controls.cancel_view(table_id),
                     ephemeral=True,
                 )
@@ -455,11 +465,13 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             elif verb == "cancel-yes":
                 await self.service.cancel(table_id, user.id, _can_manage(interaction))
                 await interaction.response.edit_message(
-                    content="The table is cancelled.", view=None
+                    content=_(interaction.locale, "The table is cancelled."), view=None
                 )
                 return
             elif verb == "cancel-no":
-                await interaction.response.edit_message(content="The table stays open.", view=None)
+                await interaction.response.edit_message(
+                    content=_(interaction.locale, "The table stays open."), view=None
+                )
                 return
         except TableError as exc:
             await _refuse(interaction, str(exc))
@@ -534,61 +546,117 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         )
 
 
-def member_settings_text(chosen: Any, *, changed: bool) -> str:
-    def word(on: bool) -> str:
-        return "on" if on else "off"
+def member_settings_text(chosen: Any, *, changed: bool, locale: Any = None) -> str:
+    """A member's own settings, privately in their language (the option names stay: they
+    are what ``/mahjong settings`` takes)."""
 
-    head = "Saved. Your settings for every table:" if changed else "Your settings for every table:"
+    def word(on: bool) -> str:
+        return _(locale, "on") if on else _(locale, "off")
+
+    head = (
+        _(locale, "Saved. Your settings for every table:")
+        if changed
+        else _(locale, "Your settings for every table:")
+    )
     return "\n".join(
         (
             head,
-            f"- pings: **{word(chosen.pings)}** (your turns and claim prompts notify you)",
-            f"- auto_pass_chows: **{word(chosen.auto_pass_chows)}** (a discard you could only "
-            "chow is passed at once)",
-            f"- discard_drawn_on_timeout: **{word(chosen.discard_drawn_on_timeout)}** (when your "
-            "turn runs out: the drawn tile, or else a computer player's choice)",
-            "Change one with `/mahjong settings name:True|False`.",
+            _(
+                locale,
+                "- pings: **{value}** (your turns and claim prompts notify you)",
+                value=word(chosen.pings),
+            ),
+            _(
+                locale,
+                "- auto_pass_chows: **{value}** (a discard you could only chow is passed at once)",
+                value=word(chosen.auto_pass_chows),
+            ),
+            _(
+                locale,
+                "- discard_drawn_on_timeout: **{value}** (when your turn runs out: the drawn "
+                "tile, or else a computer player's choice)",
+                value=word(chosen.discard_drawn_on_timeout),
+            ),
+            _(locale, "Change one with `/mahjong settings name:True|False`."),
         )
     )
 
 
-def verify_text(table: LiveTable) -> str:
+def verify_text(table: LiveTable, locale: Any = None) -> str:
     """The seeds of a table: the hash of the hand in play (its seed is revealed when it
     ends) and each finished hand's seed beside its hash, with how to check them."""
     state = table.state
     assert state is not None
-    lines = [f"**Table {table.id}**: each wall is shuffled from its hand's seed."]
+    lines = [
+        _(locale, "**Table {table}**: each wall is shuffled from its hand's seed.", table=table.id)
+    ]
     if state.seed_hash:
-        lines.append(f"Hand in play: SHA-256 of its seed `{state.seed_hash}` (seed after the hand)")
+        lines.append(
+            _(
+                locale,
+                "Hand in play: SHA-256 of its seed `{hash}` (seed after the hand)",
+                hash=state.seed_hash,
+            )
+        )
     for result in state.results[-10:]:
-        lines.append(f"Hand {result.number}: seed `{result.seed}`, SHA-256 `{result.seed_hash}`")
+        lines.append(
+            _(
+                locale,
+                "Hand {number}: seed `{seed}`, SHA-256 `{hash}`",
+                number=result.number,
+                seed=result.seed,
+                hash=result.seed_hash,
+            )
+        )
     lines.append(
-        "To check a finished hand: the SHA-256 of its seed text must be the hash shown while "
-        "it was played, e.g. `printf %s SEED | sha256sum` (or any SHA-256 tool)."
+        _(
+            locale,
+            "To check a finished hand: the SHA-256 of its seed text must be the hash shown while "
+            "it was played, e.g. `printf %s SEED | sha256sum` (or any SHA-256 tool).",
+        )
     )
     return "\n".join(lines)[:2000]
 
 
-def settings_embed(settings: Any) -> discord.Embed:
-    embed = discord.Embed(title="Mahjong settings for this server", colour=discord.Colour.blue())
-    embed.add_field(name="Rule set", value=settings.ruleset)
+def settings_embed(settings: Any, locale: Any = None) -> discord.Embed:
+    """The server's settings, answered privately: in the asker's language."""
+    embed = discord.Embed(
+        title=_(locale, "Mahjong settings for this server"), colour=discord.Colour.blue()
+    )
+    embed.add_field(name=_(locale, "Rule set"), value=settings.ruleset)
     options = ", ".join(f"{k}={v}" for k, v in settings.resolved_options().items())
-    embed.add_field(name="Options", value=options or "defaults", inline=False)
-    embed.add_field(name="Starting chips", value=str(settings.starting_chips))
-    timer = f"{settings.turn_seconds} s" if settings.turn_seconds else "none"
-    embed.add_field(name="Timers", value=f"turn {timer}, claim {settings.claim_seconds} s")
-    where = ", ".join(f"<#{c}>" for c in settings.allowed_channels) or "every channel"
-    embed.add_field(name="Tables allowed in", value=where, inline=False)
+    embed.add_field(name=_(locale, "Options"), value=options or _(locale, "defaults"), inline=False)
+    embed.add_field(name=_(locale, "Starting chips"), value=str(settings.starting_chips))
+    timer = (
+        _(locale, "{seconds} s", seconds=settings.turn_seconds)
+        if settings.turn_seconds
+        else _(locale, "none")
+    )
     embed.add_field(
-        name="How long tables live",
-        value=f"a lobby nobody starts: {settings.lobby_minutes} min; a table with no member "
-        f"playing: {settings.idle_minutes} min",
+        name=_(locale, "Timers"),
+        value=_(locale, "turn {turn}, claim {claim} s", turn=timer, claim=settings.claim_seconds),
+    )
+    where = ", ".join(f"<#{c}>" for c in settings.allowed_channels) or _(locale, "every channel")
+    embed.add_field(name=_(locale, "Tables allowed in"), value=where, inline=False)
+    embed.add_field(
+        name=_(locale, "How long tables live"),
+        value=_(
+            locale,
+            "a lobby nobody starts: {lobby} min; a table with no member playing: {idle} min",
+            lobby=settings.lobby_minutes,
+            idle=settings.idle_minutes,
+        ),
         inline=False,
     )
     embed.add_field(
-        name="Open tables at once",
-        value=f"{settings.max_tables_per_member} per member, {settings.max_tables_per_channel} "
-        f"per channel, {settings.max_tables_per_guild} on the server",
+        name=_(locale, "Open tables at once"),
+        value=_(
+            locale,
+            "{member} per member, {channel} per channel, {server} on the server",
+            member=settings.max_tables_per_member,
+            channel=settings.max_tables_per_channel,
+            server=settings.max_tables_per_guild,
+        ),
         inline=False,
     )
     return embed

@@ -40,6 +40,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from bot.i18n import FALLBACK, N_, _, catalogue_of
+from bot.i18n.score_words import score_words
+from bot.i18n.tiles import tile_short, tile_words, wind_words
 from bot.rules.analysis import is_seven_pairs, is_thirteen_heads, waits
 from bot.rules.game.view import SeatView, TableView
 from bot.rules.hand import DISCARD, SELF_DRAW, Hand, Situation, Win
@@ -97,16 +100,18 @@ class Hints:
 NO_HINTS = Hints()
 
 
-def tile_label(tile: int) -> str:
-    """Suited tiles as on the buttons (``3c``), honours by name (``Red Dragon``): a lone
-    ``S`` or ``W`` would be ambiguous in a sentence."""
+def tile_label(tile: int, locale: str = FALLBACK) -> str:
+    """Suited tiles as on the buttons (``3c``, ``3萬``), honours by name (``Red Dragon``,
+    ``紅中``): a lone ``S`` or ``W`` would be ambiguous in a sentence."""
+    if catalogue_of(locale) != FALLBACK:
+        return tile_short(locale, tile) if suit(tile) < 3 else tile_words(locale, tile)
     return short_name(tile) if suit(tile) < 3 else tile_name(tile)
 
 
-def join_or(words: Sequence[str]) -> str:
+def join_or(words: Sequence[str], locale: str = FALLBACK) -> str:
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " or " + words[-1]
+    return _(locale, "{some} or {last}", some=_(locale, ", ").join(words[:-1]), last=words[-1])
 
 
 def seat_hints(
@@ -114,6 +119,7 @@ def seat_hints(
     *,
     ruleset: str | None = None,
     options: Mapping[str, Any] | None = None,
+    locale: str = FALLBACK,
 ) -> Hints:
     """The hints for ``view.viewer``'s seat (nothing for the public view, a finished hand or a
     seat whose tiles the view does not hold). ``ruleset`` and ``options`` default to the
@@ -137,35 +143,41 @@ def seat_hints(
     opts = options if options is not None else (view.options or {})
     tiles = (*own.concealed, *(() if own.drawn is None else (own.drawn,)))
     if len(tiles) % 3 == 2:
-        return _discard_hints(view, own, rules, tiles)
+        return _discard_hints(view, own, rules, tiles, locale)
     if len(tiles) % 3 == 1:
-        return _waiting_hints(view, own, rules, opts, tuple(sorted(tiles)))
+        return _waiting_hints(view, own, rules, opts, tuple(sorted(tiles)), locale)
     return NO_HINTS
 
 
 # -- before a discard ----------------------------------------------------------------------------
 
 
-def _discard_hints(view: TableView, own: SeatView, rules: RuleSet, tiles: Sequence[int]) -> Hints:
+def _discard_hints(
+    view: TableView, own: SeatView, rules: RuleSet, tiles: Sequence[int], locale: str = FALLBACK
+) -> Hints:
     ready = _ready_after_discard(rules.name, tuple(sorted(tiles)), own.melds)
     lines: list[str] = []
     if ready:
-        labels = [tile_label(t) for t, _ in ready]
-        lines.append(f"Discard {join_or(labels)} to be ready.")
+        labels = [tile_label(t, locale) for t, _waits in ready]
+        lines.append(_(locale, "Discard {tiles} to be ready.", tiles=join_or(labels, locale)))
     warnings: list[str] = []
     if rules.name == SINGAPORE and not own.riichi:
         discarded = set(own.discards)
         into = [t for t, tile_waits in ready if set(tile_waits) & (discarded | {t})]
         if into:
             warnings.append(
-                f"Discarding {join_or([tile_label(t) for t in into])} puts you in Furi Tem: "
-                "you would wait on a tile you discarded (declare it before winning on a discard)."
+                _(
+                    locale,
+                    "Discarding {tiles} puts you in Furi Tem: you would wait on a tile you "
+                    "discarded (declare it before winning on a discard).",
+                    tiles=join_or([tile_label(t, locale) for t in into], locale),
+                )
             )
     if rules.name == LIMIT_GAME:
-        warnings.extend(_liability_warnings(view, own, tiles))
+        warnings.extend(_liability_warnings(view, own, tiles, locale))
     return Hints(
         lines=(*lines, *warnings),
-        ready_discards=tuple(t for t, _ in ready),
+        ready_discards=tuple(t for t, _waits in ready),
         warnings=tuple(warnings),
     )
 
@@ -218,7 +230,9 @@ def _waits(
     return tuple(sorted(found))
 
 
-def _liability_warnings(view: TableView, own: SeatView, tiles: Sequence[int]) -> list[str]:
+def _liability_warnings(
+    view: TableView, own: SeatView, tiles: Sequence[int], locale: str = FALLBACK
+) -> list[str]:
     """Pung Chow p.67-68, penalty 2: the exposures that make a discard dangerous, read from
     the declared sets everyone sees (``dangerous_exposure`` in the limit game's rule set
     decides the payment at the end; this only warns, before the discard)."""
@@ -231,9 +245,14 @@ def _liability_warnings(view: TableView, own: SeatView, tiles: Sequence[int]) ->
         risky = sorted(held & danger)
         if risky:
             out.append(
-                f"Careful: {_seat_name(view, other)} shows {what}. If your discard of "
-                f"{join_or([tile_label(t) for t in risky])} lets them win, you pay for "
-                "everyone (Pung Chow p.67)."
+                _(
+                    locale,
+                    "Careful: {seat} shows {what}. If your discard of {tiles} lets them win, "
+                    "you pay for everyone (Pung Chow p.67).",
+                    seat=wind_words(locale, other.wind),
+                    what=_(locale, what),
+                    tiles=join_or([tile_label(t, locale) for t in risky], locale),
+                )
             )
     return out
 
@@ -243,20 +262,16 @@ def _danger_of(melds: Sequence[Meld]) -> tuple[set[int], str]:
     sets_of_kind = {m.tile for m in melds if m.kind in (Kind.PUNG, Kind.KONG)}
     for s in range(3):
         if sum(1 for t in exposed if suit(t) == s) >= 9 and all(suit(t) == s for t in exposed):
-            return set(range(9 * s, 9 * s + 9)), "nine or more tiles of one suit"
+            return set(range(9 * s, 9 * s + 9)), N_("nine or more tiles of one suit")
     if sum(1 for t in exposed if is_head(t)) >= 9 and all(is_head(t) for t in exposed):
-        return {t for t in range(N_KINDS) if is_head(t)}, "nine or more heads"
+        return {t for t in range(N_KINDS) if is_head(t)}, N_("nine or more heads")
     dragons = {t for t in sets_of_kind if is_dragon(t)}
     if len(dragons) == 2:
-        return set(DRAGONS) - dragons, "two sets of dragons"
+        return set(DRAGONS) - dragons, N_("two sets of dragons")
     winds = {t for t in sets_of_kind if is_wind(t)}
     if len(winds) == 3:
-        return set(WINDS) - winds, "three sets of winds"
+        return set(WINDS) - winds, N_("three sets of winds")
     return set(), ""
-
-
-def _seat_name(view: TableView, seat: SeatView) -> str:
-    return ("East", "South", "West", "North")[seat.wind]
 
 
 # -- ready: the waits ----------------------------------------------------------------------------
@@ -268,6 +283,7 @@ def _waiting_hints(
     rules: RuleSet,
     options: Mapping[str, Any],
     tiles: tuple[int, ...],
+    locale: str = FALLBACK,
 ) -> Hints:
     counts = counts_of(t for t in tiles if t < N_KINDS)
     held = _held(counts, own.melds)
@@ -296,35 +312,48 @@ def _waiting_hints(
         )
         note = ""
         if bonus_needed == (True, True):
-            note = "no bonus, which East needs to win in a Renchon game"
+            note = N_("no bonus, which East needs to win in a Renchon game")
         elif bonus_needed[1]:
-            note = "not on a discard: no bonus, which East needs in a Renchon game"
+            note = N_("not on a discard: no bonus, which East needs in a Renchon game")
         if not can_draw:
             drawn = None
         if undeclared and on_discard is not None:
             on_discard = None
-            note = note or "Furi Tem: only by drawing, unless you declare it"
+            note = note or N_("Furi Tem: only by drawing, unless you declare it")
         items.append(WaitHint(tile, unseen, drawn, on_discard, limit, note))
     total = sum(w.unseen for w in items)
-    names = ", ".join(tile_label(w.tile) for w in items)
-    lines = [f"Waiting on {names} ({total} unseen)."]
-    lines.extend(_score_lines(items))
+    names = _(locale, ", ").join(tile_label(w.tile, locale) for w in items)
+    lines = [_(locale, "Waiting on {tiles} ({unseen} unseen).", tiles=names, unseen=total)]
+    lines.extend(_score_lines(items, locale))
     warnings: list[str] = []
     if furiten:
-        mine = join_or([tile_label(t) for t in sorted(set(found) & set(own.discards))])
+        mine = join_or(
+            [tile_label(t, locale) for t in sorted(set(found) & set(own.discards))], locale
+        )
         if own.furiten:
-            warnings.append(f"Furi Tem declared: you discarded {mine}, which you wait on.")
+            warnings.append(
+                _(
+                    locale,
+                    "Furi Tem declared: you discarded {tiles}, which you wait on.",
+                    tiles=mine,
+                )
+            )
         else:
             half = options.get("maximum", 2000) // 2 if isinstance(options, Mapping) else 1000
             warnings.append(
-                f"Furi Tem: you discarded {mine}, which you wait on. Winning on a discard "
-                f"without declaring Furi Tem forfeits the win and pays {half} to the "
-                "discarder; declare it, or win by drawing."
+                _(
+                    locale,
+                    "Furi Tem: you discarded {tiles}, which you wait on. Winning on a discard "
+                    "without declaring Furi Tem forfeits the win and pays {half} to the "
+                    "discarder; declare it, or win by drawing.",
+                    tiles=mine,
+                    half=half,
+                )
             )
     return Hints(lines=(*lines, *warnings), waits=tuple(items), warnings=tuple(warnings))
 
 
-def _score_lines(items: Sequence[WaitHint]) -> list[str]:
+def _score_lines(items: Sequence[WaitHint], locale: str = FALLBACK) -> list[str]:
     """One line per distinct outcome, waits scoring alike together."""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for w in items:
@@ -333,18 +362,23 @@ def _score_lines(items: Sequence[WaitHint]) -> list[str]:
     for (drawn, on_discard, limit, note), group in groups.items():
         ways = []
         if drawn is not None:
-            ways.append(f"{drawn} drawn")
+            ways.append(_(locale, "{points} drawn", points=drawn))
         if on_discard is not None:
-            ways.append(f"{on_discard} on a discard")
-        worth = ", ".join(ways)
+            ways.append(_(locale, "{points} on a discard", points=on_discard))
+        worth = _(locale, ", ").join(ways)
         if limit:
-            worth = f"{limit} ({worth})" if worth else limit
-        text = f"Mah-Jongg on {join_or([tile_label(t) for t in group])}"
+            named = score_words(locale, limit)
+            worth = f"{named} ({worth})" if worth else named
+        text = _(
+            locale,
+            "Mah-Jongg on {tiles}",
+            tiles=join_or([tile_label(t, locale) for t in group], locale),
+        )
         if worth:
             text += f": {worth}"
         if note:
-            text += f"; {note}" if worth else f": {note}"
-        lines.append(text + ".")
+            text += f"; {_(locale, note)}" if worth else f": {_(locale, note)}"
+        lines.append(text + _(locale, "."))
     return lines
 
 

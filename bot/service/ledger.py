@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from bot.i18n import N_
 from bot.store.ledger_repo import (
     KINDS,
     Entry,
@@ -301,15 +302,15 @@ class LedgerService:
         _check_balanced(entries)
         party_ids = [p.user_id for p in parties]
         if len(set(party_ids)) != len(party_ids):
-            raise LedgerError("a player is listed twice")
+            raise LedgerError(N_("a player is listed twice"))
         if not any(p.user_id != created_by for p in parties):
-            raise LedgerError("a settlement needs another player to confirm it")
+            raise LedgerError(N_("a settlement needs another player to confirm it"))
         if any(p.user_id != created_by and not p.must_confirm for p in parties):
-            raise LedgerError("every player but the proposer must confirm")
+            raise LedgerError(N_("every player but the proposer must confirm"))
         involved = {e.payer_id for e in entries} | {e.payee_id for e in entries}
         involved |= {r.user_id for r in player_results}
         if involved - set(party_ids):
-            raise LedgerError("every player paid, paying or counted must be a party")
+            raise LedgerError(N_("every player paid, paying or counted must be a party"))
         stored = dict(details or {})
         stored["entries"] = [[e.payer_id, e.payee_id, e.amount] for e in entries]
         stored["results"] = [[r.user_id, r.won, r.score, r.net] for r in player_results]
@@ -381,9 +382,9 @@ class LedgerService:
                 )
             party = next((p for p in settlement.parties if p.user_id == user_id), None)
             if party is None or not party.must_confirm:
-                raise LedgerError("Only the players of this settlement confirm it.")
+                raise LedgerError(N_("Only the players of this settlement confirm it."))
             if not await self.repo.confirm_party(settlement_id, user_id):
-                raise LedgerError("You have already confirmed this settlement.")
+                raise LedgerError(N_("You have already confirmed this settlement."))
             posted = False
             if len(settlement.waiting_for) == 1:  # this was the last one
                 posted = await self._post_pending(settlement_id, start)
@@ -417,11 +418,11 @@ class LedgerService:
     async def _pending(self, settlement_id: int, guild_id: int | None) -> Settlement:
         settlement = await self.repo.get(settlement_id)
         if settlement is None or (guild_id is not None and settlement.guild_id != guild_id):
-            raise LedgerError("That settlement does not exist.")
+            raise LedgerError(N_("That settlement does not exist."))
         if settlement.status == "posted":
-            raise LedgerError("That settlement is already posted to the ledger.")
+            raise LedgerError(N_("That settlement is already posted to the ledger."))
         if settlement.status == "cancelled":
-            raise LedgerError("That settlement was cancelled.")
+            raise LedgerError(N_("That settlement was cancelled."))
         if status_of(settlement, self.now()) == "expired":
             raise SettlementExpired(
                 f"That settlement expired {_hours(PENDING_SECONDS)} after it was proposed, "
@@ -554,4 +555,4 @@ def _check_balanced(entries: Sequence[Entry]) -> None:
     """Double entry: what the payers give is what the payees get, for every settlement."""
     net = net_of(entries)
     if sum(net.values()) != 0:  # pragma: no cover - impossible by construction
-        raise LedgerError("a settlement must sum to zero")
+        raise LedgerError(N_("a settlement must sum to zero"))

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.i18n import N_
 from bot.rules.hand import Hand, Win
 from bot.rules.notation import format_hand, parse_hand
 from bot.rules.options import OptionError
@@ -238,7 +239,7 @@ class ScoringService:
         name, chosen = await self._rules(guild_id, ruleset, options)
         round_no = _wind(round_wind, "round")
         if not 2 <= len(players) <= 4:
-            raise ScoringError("a game has two to four players")
+            raise ScoringError(N_("a game has two to four players"))
         seats: dict[int, SettlePlayer] = {}
         users: set[int] = set()
         for player in players:
@@ -250,12 +251,12 @@ class ScoringService:
             seats[seat] = player
             users.add(player.user_id)
         if 0 not in seats:
-            raise ScoringError("someone sits East: every game has an East (the dealer)")
+            raise ScoringError(N_("someone sits East: every game has an East (the dealer)"))
         winner_seat = None
         if winner is not None:
             winner_seat = next((s for s, p in seats.items() if p.user_id == winner), None)
             if winner_seat is None:
-                raise ScoringError("the winner must be one of the players")
+                raise ScoringError(N_("the winner must be one of the players"))
         scored = self._settle_scores(name, chosen, round_no, seats, winner_seat, options)
         by_seat = {s: p.user_id for s, p in seats.items()}
         payments = [(by_seat[p.payer], by_seat[p.payee], p.amount) for p in scored.payments]
@@ -367,7 +368,7 @@ class ScoringService:
             if not 0 <= value <= MAX_SCORE:
                 raise ScoringError(f"{WINDS[seat]}'s score must be between 0 and {MAX_SCORE}")
         if len(wins) > 1:
-            raise ScoringError("only the winner's hand may say how it was won ('win ...')")
+            raise ScoringError(N_("only the winner's hand may say how it was won ('win ...')"))
         if wins:
             (win_seat,) = wins
             if winner is None:

@@ -19,7 +19,7 @@ import aiohttp
 import discord
 
 from bot.drawing import Drawing
-from bot.i18n import N_, _
+from bot.i18n import N_, _, member_locale
 from bot.rules.game.actions import CLAIMED, WON
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
@@ -188,10 +188,13 @@ class DiscordTableNotifier:
     async def table_paused(self, table: LiveTable, missing: list[str]) -> None:
         self.pacer.coalesce(("summary", table.id), lambda: self.channel.summary_changed(table))
         host = table.host_id
-        text = (
-            f"Table {table.id} is paused: I am missing "
-            + ", ".join(f"**{m}**" for m in missing)
-            + f" in <#{table.channel_id}>. It goes on by itself once that is given back."
+        text = _(
+            member_locale(self.bot, host, table.guild_id),
+            "Table {table} is paused: I am missing {permissions} in {channel}. It goes on by "
+            "itself once that is given back.",
+            table=table.id,
+            permissions=", ".join(f"**{m}**" for m in missing),
+            channel=f"<#{table.channel_id}>",
         )
         self.pacer.spawn(self._tell_host(host, text), f"paused-{table.id}")
 

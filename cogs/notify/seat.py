@@ -32,11 +32,12 @@ CLAIM_KINDS = (Chow, Pung, Kong, MahJongg)
 HINT_MARK = "-# Hint: "  # a hint line (small print), from bot.service.hints
 
 
-def _hints(table: LiveTable, view: Any) -> Any:
-    """The seat's hints in words (nothing on a table played with hints off)."""
+def _hints(table: LiveTable, view: Any, locale: str = "en-US") -> Any:
+    """The seat's hints in words, in the member's language (nothing on a table played with
+    hints off)."""
     if not getattr(table, "hints", True):
         return None
-    return seat_hints(view) or None
+    return seat_hints(view, locale=locale) or None
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def seat_content(
     )
     wall = _(locale, "Wall: {tiles}", tiles=seen.wall_remaining)
     names = names_of(table)
-    hints = _hints(table, seen)
+    hints = _hints(table, seen, locale)
     marks = frozenset(hints.ready_discards) if hints else frozenset()
     picture = seat_picture(seen, seat, names, marks, locale)
     if state.phase in (HAND_OVER, GAME_OVER):

@@ -75,3 +75,23 @@ def test_the_reveals_score_lines_are_in_the_channels_language() -> None:
     ]
     said = win_words(result, ("ann", "bo", "cy", "di"), "zh-TW")
     assert "九筒" in said and "門前清自摸" in said
+
+
+def test_hints_in_the_members_language() -> None:
+    from dataclasses import replace
+
+    from bot.rules.game import view
+    from bot.rules.melds import Kind, Meld
+    from bot.rules.tiles import parse_tiles
+    from bot.service.hints import seat_hints
+    from tests.game.helpers import table
+    from tests.service.test_hints import OTHERS, _with
+
+    state = table("pung-chow", ["123m 456m 789p 22s 35s 9p", *OTHERS])
+    assert seat_hints(view(state, 0), locale="zh-TW").lines == ("打出9筒即可聽牌。",)
+    state = table("pung-chow-limit", ["123m 456m 789p 22s 35s 7z", *OTHERS])
+    seen = view(state, 0)
+    dragons = tuple(Meld(Kind.PUNG, parse_tiles(t)[0]) for t in ("5z", "6z"))
+    risky = replace(seen, seats=_with(seen, 1, melds=dragons))
+    (warning,) = seat_hints(risky, locale="zh-CN").warnings
+    assert warning.startswith("小心：南家亮出了两副三元刻子。如果你打出红中")
