@@ -88,13 +88,16 @@ class Meter:
         self.kinds: dict[int, str] = {}
         self.by_kind: dict[str, list[float]] = {}
         self.by_id: dict[int, float] = {}
-        self.requests: list[tuple[float, bool]] = []  # (arrival, callback or webhook)
+        # (arrival, callback or webhook, "METHOD /route/{id}", HTTP status of the answer)
+        self.requests: list[Request] = []
         handle = server.rest.handle
 
         async def timed(request: Any) -> Any:
             arrived = server.loop_time()
             match = CALLBACK.match(request.path)
-            self.requests.append((arrived, bool(match or WEBHOOK.match(request.path))))
+            exempt = bool(match or WEBHOOK.match(request.path))
+            seen = Request(arrived, exempt, f"{request.method} {_route(request.path)}")
+            self.requests.append(seen)
             if match:
                 record = server.state.interactions.get(int(match.group(1)))
                 if record is not None and record.id not in self.by_id:
@@ -103,9 +106,40 @@ class Meter:
                     if self.on:
                         self.latencies.append(ms)
                         self.by_kind.setdefault(_kind(record), []).append(ms)
-            return await handle(request)
+            response = await handle(request)
+            seen.status = getattr(response, "status", 0)
+            return response
 
         server.rest.handle = timed  # before the server starts: the router binds it then
+
+
+@dataclass
+class Request:
+    """One request as the fake saw it arrive."""
+
+    at: float
+    exempt: bool  # an interaction callback or interaction-token webhook: outside the budget
+    route: str  # "PATCH /channels/{id}/messages/{id}"
+    status: int = 0
+
+
+def _route(path: str) -> str:
+    path = path.removeprefix("/api/v10")
+    path = re.sub(r"/webhooks/(\d+)/[^/]+", "/webhooks/{app}/{token}", path)
+    path = re.sub(r"/interactions/\d+/[^/]+", "/interactions/{id}/{token}", path)
+    return re.sub(r"/\d+", "/{id}", path)
+
+
+def most_in_any(times: list[float], span: float = 1.0) -> int:
+    """The most of ``times`` within any ``span`` seconds (a sliding window: Discord counts
+    any second, not only those starting on a whole second of the benchmark)."""
+    times = sorted(times)
+    best = start = 0
+    for end, t in enumerate(times):
+        while times[start] <= t - span:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
 
 
 def _kind(record: Any) -> str:
@@ -234,6 +268,15 @@ class Trace:
         default_factory=lambda: defaultdict(list)
     )
     gc_pauses: list[tuple[float, float]] = field(default_factory=list)  # (t, ms), full passes
+    unpaced: list[tuple[float, str]] = field(default_factory=list)  # (t, "METHOD route")
+
+    def unpaced_in(self, begin: float, end: float) -> dict[str, int]:
+        """Requests with the bot's token sent outside the notifier's pacer, by route."""
+        out: dict[str, int] = defaultdict(int)
+        for at, route in self.unpaced:
+            if begin <= at <= end:
+                out[route] += 1
+        return dict(out)
 
     @classmethod
     def read(cls, path: Path) -> Trace:
@@ -247,6 +290,8 @@ class Trace:
                 trace.moves.append(
                     (int(parts[1]), int(parts[2]), parts[3] == "1", float(parts[4]), seats)
                 )
+            elif parts[0] == "U" and len(parts) == 4:
+                trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "G" and len(parts) == 4:
                 trace.gc_pauses.append((float(parts[3]), float(parts[2])))
             elif parts[0] == "R" and len(parts) == 6:
@@ -409,6 +454,12 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
             (result["_requests"] - result["_callbacks"]) / moves if moves else float("nan")
         ),
     )
+    routes = result.pop("_routes", {})
+    result["requests_per_move_by_route"] = {
+        route: _round(n / moves, 3) if moves else None
+        for route, n in sorted(routes.items(), key=lambda kv: -kv[1])
+    }
+    result["unpaced_requests"] = trace.unpaced_in(begin, end)
     for key in ("_requests", "_callbacks"):
         result.pop(key)
     return result
@@ -439,12 +490,14 @@ async def window(server: Any, meter: Any, bot: BotProcess, args: argparse.Namesp
     drawers = bot.children()
     cpu_after = (cpu_seconds(pid), sum(cpu_seconds(c) for c in drawers))
     seconds = end - begin
-    requests = [r for r in meter.requests[first_request:] if r[0] <= end]
-    callbacks = sum(1 for _, callback in requests if callback)
-    per_second: dict[int, int] = defaultdict(int)
-    for at, callback in requests:
-        if not callback:
-            per_second[int(at - begin)] += 1
+    requests = [r for r in meter.requests[first_request:] if r.at <= end]
+    callbacks = sum(1 for r in requests if r.exempt)
+    counted = [r for r in requests if not r.exempt]
+    accepted = [r.at for r in counted if r.status != 429]
+    refused = [r for r in requests if r.status == 429]
+    routes: dict[str, int] = defaultdict(int)
+    for r in requests:
+        routes[("callback " if r.exempt else "") + r.route] += 1
     lat = meter.latencies
     return {
         "seconds": round(seconds, 1),
@@ -454,7 +507,11 @@ async def window(server: Any, meter: Any, bot: BotProcess, args: argparse.Namesp
         "acks": len(lat),
         "acks_over_3s": sum(1 for ms in lat if ms > LATE_MS),
         "noncallback_requests_per_s": round((len(requests) - callbacks) / seconds, 1),
-        "noncallback_requests_max_in_1s": max(per_second.values(), default=0),
+        "noncallback_requests_max_in_1s": most_in_any(accepted),
+        "noncallback_arrivals_max_in_1s": most_in_any([r.at for r in counted]),
+        "refused_429": len(refused),
+        "refused_429_by_bucket": _refusals(server, begin, end),
+        "_routes": dict(routes),
         "cpu_bot_pct": round((cpu_after[0] - cpu_before[0]) / seconds * 100),
         "cpu_drawing_pct": round((cpu_after[1] - cpu_before[1]) / seconds * 100),
         "cpu_fake_and_members_pct": round((cpu_seconds(mine) - own_before) / seconds * 100),
@@ -466,6 +523,15 @@ async def window(server: Any, meter: Any, bot: BotProcess, args: argparse.Namesp
         "_requests": len(requests),
         "_callbacks": callbacks,
     }
+
+
+def _refusals(server: Any, begin: float, end: float) -> dict[str, int]:
+    """The fake's 429s in [begin, end] by bucket ("global", "message-edit", ...)."""
+    out: dict[str, int] = defaultdict(int)
+    for at, *_, bucket in server.rate_limits.refusals:
+        if begin <= at <= end:
+            out[bucket] += 1
+    return dict(out)
 
 
 async def burst(world: World, meter: Meter, count: int, rng: random.Random) -> dict[str, Any]:
@@ -627,6 +693,13 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
             f"other requests/s {r['noncallback_requests_per_s']} (max in 1 s: "
             f"{r['noncallback_requests_max_in_1s']}; Discord allows {BUDGET}/s)"
         )
+        print(
+            f"  429s: {r['refused_429']} {r['refused_429_by_bucket']}; arrivals (429s too) max "
+            f"in 1 s: {r['noncallback_arrivals_max_in_1s']}; outside the pacer: "
+            f"{r['unpaced_requests'] or 'none'}"
+        )
+        top = list(r["requests_per_move_by_route"].items())[:8]
+        print("  per move: " + ", ".join(f"{route} {n}" for route, n in top))
         print(
             f"  CPU: bot {r['cpu_bot_pct']} %, {r['drawing_processes']} drawing processes "
             f"{r['cpu_drawing_pct']} %, fake + members {r['cpu_fake_and_members_pct']} %;  "

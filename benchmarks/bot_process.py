@@ -21,6 +21,10 @@ same clock as the fake's loop in the benchmark's process):
   request shows is taken from the view the notifier built it from (``bot.service.privacy``:
   ``public_view`` / ``seat_view``, the one place every picture's contents come from).
 
+- ``U method route t``: a request with the bot's token sent outside the notifier's pacer
+  (``cogs.notify.pacing.GRANTED`` unset): it bypassed the pacer's global budget;
+- ``Q t {json}``: once a second, where the notifier's pacer stands (requests waiting per
+  priority level, in flight, counted in the last second: ``Pacer.snapshot``);
 - ``G 2 ms t``: a full pass of the garbage collector took ``ms`` (it stops the bot).
 
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
@@ -90,10 +94,37 @@ def instrument(trace: Trace) -> None:
 
     tables.TableService._after_change = traced_change  # type: ignore[method-assign]
 
-    def shown_by(request: Any, skip: Any) -> Any:
+    from cogs.notify import pacing
+
+    dispatch = pacing.Pacer._dispatch
+
+    async def watched(self: Any) -> None:
+        """``Q {json}`` once a second: where the pacer's budget stands."""
+        import asyncio
+        import json
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(1.0)
+                trace.line("Q", f"{time.monotonic():.4f}", json.dumps(self.snapshot()))
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            await dispatch(self)
+        finally:
+            watcher.cancel()
+
+    pacing.Pacer._dispatch = watched  # type: ignore[method-assign]
+
+    from cogs.notify.pacing import GRANTED
+
+    def shown_by(request: Any, skip: Any, paced: bool = False) -> Any:
         @functools.wraps(request)
         async def traced(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
             shown = SHOWN.get()
+            if paced and not GRANTED.get():
+                path = route.path.replace(" ", "")
+                trace.line("U", route.method, path, f"{time.monotonic():.4f}")
             result = await request(self, route, *args, **kwargs)
             if shown is not None and route.method in ("POST", "PATCH") and not skip(kwargs):
                 SHOWN.set(None)
@@ -110,7 +141,7 @@ def instrument(trace: Trace) -> None:
         return isinstance(payload, dict) and payload.get("type") in (5, 6)
 
     discord.http.HTTPClient.request = shown_by(  # type: ignore[method-assign]
-        discord.http.HTTPClient.request, lambda kwargs: False
+        discord.http.HTTPClient.request, lambda kwargs: False, paced=True
     )
     # Interaction callbacks and follow-ups (a DM updated in the answer to its click) go
     # through the webhook adapter instead.
@@ -169,6 +200,9 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
+    import _dbg_patch
+
+    _dbg_patch.patch(trace)
     import logging
 
     logging.basicConfig(

@@ -29,7 +29,7 @@ from bot.i18n import _, guild_locale
 from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.controls import lobby_view, table_view
-from cogs.notify.pacing import LOW, NORMAL, Pacer
+from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import Picture
 from cogs.notify.words import (
@@ -229,7 +229,7 @@ class TableChannel:
         try:
             with contextlib.suppress(ChannelLost):
                 await self._request(
-                    table, channel_id, NORMAL, lambda: message.edit(**kw), "edit", summary=True
+                    table, channel_id, LOW, lambda: message.edit(**kw), "edit", summary=True
                 )
                 sent = True
         finally:
@@ -300,7 +300,7 @@ class TableChannel:
                 message = channel.get_partial_message(message_id)
                 try:
                     await self._request(
-                        table, table.channel_id, NORMAL, lambda: message.edit(**kwargs), "edit"
+                        table, table.channel_id, TABLE, lambda: message.edit(**kwargs), "edit"
                     )
                     self._shown[("table", table.id)] = (message_id, shown)
                     self._sent_png[table.id] = png

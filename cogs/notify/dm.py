@@ -30,7 +30,8 @@ import aiohttp
 import discord
 
 from bot.i18n import _, member_locale
-from cogs.notify.pacing import LOW, NORMAL, TURN, URGENT, Pacer
+from bot.rules.game import GAME_OVER, HAND_OVER
+from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import SeatContent, finished_text, seat_content
 
@@ -40,7 +41,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DM_CLOSED = 50007
+WATCH_GAPS = 8  # a watching seat's DM is updated at most every 8 gaps (2 s at the real pace)
 PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
+
+
+def priority_of(content: SeatContent) -> int:
+    """A prompt first (a claim's window is short), then a hand's end (what the seat won or
+    paid); an update while the seat only watches (another seat's discard) is worth as much as
+    a table image: it shares their level of the global budget, and gives way to the seat's
+    next prompt, which shows it anyway."""
+    if content.prompt is not None:
+        return PRIORITY[content.prompt]
+    return NORMAL if content.finished else TABLE
 
 
 @dataclass
@@ -97,7 +109,19 @@ class SeatDMs:
 
     # -- scheduling --------------------------------------------------------------------------
     def changed(self, table: LiveTable, seat: int) -> None:
-        self.pacer.coalesce(("dm", table.id, seat), lambda: self.update(table, seat), gap=self.gap)
+        """Schedule the seat's DM update: within ``gap`` when the seat has something to do
+        (a prompt) or its hand ended, else within ``watch_gap`` (another seat's discard:
+        the seat only watches, and every such update costs a drawing and a request against
+        the global budget; its next prompt shows the newest state anyway)."""
+        gap = self.gap if self._needs_seat(table, seat) else self.gap * WATCH_GAPS
+        self.pacer.coalesce(("dm", table.id, seat), lambda: self.update(table, seat), gap=gap)
+
+    def _needs_seat(self, table: LiveTable, seat: int) -> bool:
+        state = table.state
+        if state is None or getattr(state, "phase", None) in (HAND_OVER, GAME_OVER):
+            return True
+        legal_for = getattr(self.service, "legal_for", None)
+        return legal_for is None or bool(legal_for(table, seat))
 
     def locale(self, table: LiveTable, seat: int) -> str:
         """The seat's member's language (their last interaction's, else the server's)."""
@@ -171,16 +195,23 @@ class SeatDMs:
         return bool(pings)
 
     async def _post(self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent) -> None:
+        """A new message. Drawn once its turn came (as ``_edit``): a picture drawn while the
+        request waited, and then given up for a newer state, was drawing for nothing (at 20
+        tables a third of the drawing pool went to such pictures, and table images waited
+        13 s for a process)."""
         channel = await self._dm_channel(live.user_id)
-        file = await self.pictures.file(
-            content.picture, lane=_lane(content), owner=("dm", table.id, seat)
-        )
         kwargs: dict[str, Any] = {"content": content.content}
-        if file is not None:
-            kwargs["file"] = file
         if content.view is not None:
             kwargs["view"] = content.view
-        async with self.pacer.request(("dm", live.user_id), PRIORITY[content.prompt]):
+        priority = priority_of(content)
+        async with self.pacer.request(
+            ("dm", live.user_id), priority, supersede=True, keep=_keep(priority)
+        ):
+            file = await self.pictures.file(
+                content.picture, lane=_lane(content), owner=("dm", table.id, seat)
+            )
+            if file is not None:
+                kwargs["file"] = file
             message = await channel.send(**kwargs)
         old = live.message if live.deal == content.deal and not live.finished else None
         live.message, live.deal, live.key = message, content.deal, content.key
@@ -196,12 +227,15 @@ class SeatDMs:
         assert live.message is not None
         kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
         picture_key = content.picture.key if content.picture else None
-        if picture_key != live.picture_key:
-            file = await self.pictures.file(
-                content.picture, lane=_lane(content), owner=("dm", table.id, seat)
-            )
-            kwargs["attachments"] = [file] if file is not None else []
-        async with self.pacer.request(("dm", live.user_id), PRIORITY[content.prompt], route="edit"):
+        priority = priority_of(content)
+        async with self.pacer.request(
+            ("dm", live.user_id), priority, route="edit", supersede=True, keep=_keep(priority)
+        ):
+            if picture_key != live.picture_key:
+                file = await self.pictures.file(
+                    content.picture, lane=_lane(content), owner=("dm", table.id, seat)
+                )
+                kwargs["attachments"] = [file] if file is not None else []
             await live.message.edit(**kwargs)
         live.key, live.picture_key = content.key, picture_key
         live.prompt_id = content.prompt_id or live.prompt_id
@@ -394,6 +428,12 @@ class SeatDMs:
         self.hand_over_at.pop(table.id, None)
         for key in [k for k in self.notes if k[0] == table.id]:
             del self.notes[key]
+
+
+def _keep(priority: int) -> int | None:
+    """A watching seat's update leaves two of its DM's slots free: one for a turn, one more
+    for a claim prompt."""
+    return 2 if priority >= TABLE else None
 
 
 def _lane(content: SeatContent) -> str:

@@ -9,20 +9,39 @@ than that allows, so every update goes through a :class:`Pacer`:
   while the job waits replaces nothing but marks it dirty: when its turn comes it draws the
   newest state, so ten moves in a second make one edit, never ten stale ones.
 - **Per-channel budget.** At most ``per_channel`` requests in any ``window`` seconds per
-  channel; ordinary work leaves the last slot free for urgent work, so a claim prompt is not
-  queued behind the table's own edits.
+  channel; each level leaves some of it free for the levels above (:data:`KEEP`), so a
+  claim prompt is not queued behind the table's own edits nor a turn behind a DM update.
 - **The global budget.** At most ``global_rate`` requests (below Discord's 50) in any
   ``global_window`` (one second), every channel together, counted like a channel's budget
   (a sliding window, not a token bucket: a full bucket plus its refill lets twice the rate
-  through in one second, and Discord counts any second); when it runs short the waiting
-  requests are served by priority (a claim prompt, then the acting player's turn, then
-  ordinary DM and table updates, then clean-up such as deleting an old prompt). While jobs
-  wait they coalesce further, so the bot slows its table edits by itself as the number of
-  tables grows and stays under the budget.
+  through in one second, and Discord counts any second). When it runs short the waiting
+  requests are served by priority, whatever their channel: what a member must act on first
+  (a claim prompt, then a turn prompt), then what a member is told about their own seat
+  (a hand's end, the reveal, notices), then the table images and the DM updates of seats
+  that only watch (each one coalesced job, so they are served in turn, round-robin, each
+  with its newest state), then cosmetic work (deleting a replaced prompt, the home
+  channel's summary line). The lower levels also leave part of the second's budget unspent
+  (:data:`RESERVE`): a table image is not sent when a tenth or less of the second's requests
+  are left, cosmetic work not when a quarter or less are, so a prompt asked for a moment
+  later still finds room. While jobs wait they coalesce further, so the bot slows its table
+  edits by itself as the number of tables grows and stays under the budget.
+- **Giving way.** A coalesced job's request waiting for its turn with ``supersede=True``
+  stops waiting when the job is asked again (:class:`Superseded`): it runs again at once
+  with the newest state, keeping its place in the queue, and what it would have sent (out
+  of date) is never sent. A seat's DM update waiting at the table level is how a seat's
+  turn prompt overtakes it.
 
-A request's slot is counted from when it is granted until it has been answered
-(``async with pacer.request(...)``): Discord counts a request when it arrives, which can be
-well after its turn on a busy machine, so only the answer bounds it from above.
+A request's slot is counted from when it is granted until one global window after it has
+been answered (``async with pacer.request(...)``): Discord counts a request when it arrives,
+anywhere between its turn and its answer on a busy machine, so while it is in flight it
+counts as sent *now*. (It used to count from its grant only: a request whose upload took
+longer than the window left the window while still on its way, and the next second's budget
+was granted beside it; 54 requests were measured in one second.)
+
+Every request to Discord outside interaction tokens goes through here: inside
+``pacer.request`` the context variable :data:`GRANTED` is set, so instrumentation
+(``benchmarks/bot_process.py`` traces any request with the bot's token made outside it)
+can tell a paced request from one that bypassed the budget.
 
 Interaction answers (``answer_click``, the private "My hand") use the interaction's own token
 and are not counted against the global budget, as on Discord; their per-message pace is still
@@ -38,8 +57,10 @@ import contextlib
 import heapq
 import itertools
 import logging
+import math
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +68,23 @@ log = logging.getLogger(__name__)
 
 URGENT = 0  # a claim prompt: the window is short
 TURN = 1  # the seat to play
-NORMAL = 2  # DM and table updates
-LOW = 3  # deleting an old prompt, other clean-up
+NORMAL = 2  # what a member sees of their seat (DM updates), the reveal, notices
+TABLE = 3  # the table images: each table one coalesced job, served in turn
+LOW = 4  # cosmetic: deleting a replaced prompt, the home channel's summary line
+# The share of a second's global budget each level leaves unspent for the levels above it.
+RESERVE = {URGENT: 0.0, TURN: 0.0, NORMAL: 0.0, TABLE: 0.1, LOW: 0.25}
+# The slots of a channel's own budget (5 per 5 s) each level leaves free: a claim prompt may
+# take them all, cosmetic work leaves two; ``keep=2`` for what a member only watches in the
+# same channel as their prompts (a DM), so a turn still finds a slot.
+KEEP = {URGENT: 0, TURN: 1, NORMAL: 1, TABLE: 1, LOW: 2}
+
+GRANTED: ContextVar[bool] = ContextVar("granted", default=False)
+
+
+class Superseded(Exception):
+    """A coalesced job's request gave way to a newer state while it waited for its turn: the
+    job runs again at once, with the newest state and in the same place in the queue."""
+
 
 Work = Callable[[], Awaitable[None]]
 
@@ -59,7 +95,9 @@ class _Waiter:
     seq: int
     channel: Hashable = field(compare=False)
     counted: bool = field(compare=False)
+    hold: bool = field(compare=False)  # counted as in flight until ``request`` answers
     future: asyncio.Future[None] = field(compare=False)
+    keep: int = field(compare=False, default=1)  # slots of the channel's budget left free
     stamp: list[float] = field(compare=False, default_factory=lambda: [0.0])
 
 
@@ -70,6 +108,11 @@ class _Job:
     task: asyncio.Task[None] | None = None
     dirty: bool = False
     last: float = -1e9
+    newer: asyncio.Event = field(default_factory=asyncio.Event)  # set when asked again
+    seq: int | None = None  # its place in the queue, kept when it gave way to a newer state
+
+
+_JOB: ContextVar[_Job | None] = ContextVar("job", default=None)
 
 
 class Pacer:
@@ -109,14 +152,25 @@ class Pacer:
         *,
         route: str = "send",
         counted: bool = True,
+        supersede: bool = False,
+        keep: int | None = None,
     ) -> AsyncIterator[None]:
         """``async with pacer.request(channel):`` around one request to Discord: waits for
-        its turn, and counts it against the channel until it has been answered."""
-        stamp = await self.turn(channel, priority, route=route, counted=counted)
+        its turn, and counts it against the channel until it has been answered.
+        ``supersede``: inside a coalesced job, raise :class:`Superseded` instead of waiting
+        on once the job is asked again (what it would send is out of date; a prompt for the
+        same seat must not queue behind it). ``keep``: slots of the channel's budget to leave
+        free (default: the level's, :data:`KEEP`)."""
+        job = _JOB.get() if supersede else None
+        stamp = await self._turn(channel, priority, route, counted, hold=True, job=job, keep=keep)
+        token = GRANTED.set(True)
         try:
             yield
         finally:
-            stamp[0] = max(stamp[0], asyncio.get_running_loop().time())
+            GRANTED.reset(token)
+            stamp[0] = asyncio.get_running_loop().time()
+            if self._wake is not None:
+                self._wake.set()  # a slot held in flight may free a waiter
 
     async def turn(
         self,
@@ -131,18 +185,47 @@ class Pacer:
         request: sends and edits of messages share a channel's bucket (``per_channel`` per
         ``window``), deletes have their own, five times as quick (Discord: 5 per 1 s).
         ``counted`` False: an interaction-token request, outside the global budget."""
+        return await self._turn(channel, priority, route, counted, hold=False)
+
+    async def _turn(
+        self,
+        channel: Hashable,
+        priority: int,
+        route: str,
+        counted: bool,
+        *,
+        hold: bool,
+        job: _Job | None = None,
+        keep: int | None = None,
+    ) -> list[float]:
         loop = asyncio.get_running_loop()
         bucket = (channel, "delete" if route == "delete" else "message")
-        waiter = _Waiter(priority, next(self._seq), bucket, counted, loop.create_future())
+        future = loop.create_future()
+        seq = job.seq if job is not None and job.seq is not None else next(self._seq)
+        keep = KEEP.get(priority, 1) if keep is None else keep
+        waiter = _Waiter(priority, seq, bucket, counted, hold, future, keep=keep)
         heapq.heappush(self._waiting, waiter)
         self._ensure_dispatcher()
         assert self._wake is not None
         self._wake.set()
         try:
+            if job is not None:
+                newer = asyncio.ensure_future(job.newer.wait())
+                try:
+                    await asyncio.wait((future, newer), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    newer.cancel()
+                if not future.done():
+                    future.cancel()
+                    job.seq = seq
+                    raise Superseded
+                job.seq = None
             await waiter.future
         except asyncio.CancelledError:
             if not waiter.future.done():
                 waiter.future.cancel()
+            elif not waiter.future.cancelled():
+                waiter.stamp[0] = loop.time()  # granted, never sent: no slot held forever
             raise
         return waiter.stamp
 
@@ -151,7 +234,7 @@ class Pacer:
             self._wake = asyncio.Event()
             self._dispatcher = asyncio.create_task(self._dispatch(), name="pacer")
 
-    def _channel_wait(self, channel: Hashable, priority: int, now: float) -> float:
+    def _channel_wait(self, channel: Hashable, keep: int, now: float) -> float:
         sent = self._sent.get(channel)
         if not sent:
             return 0.0
@@ -162,25 +245,38 @@ class Pacer:
         if len(recent) < len(sent):
             sent.clear()
             sent.extend(recent)
-        allowed = self.per_channel if priority == URGENT else max(1, self.per_channel - 1)
+        allowed = max(1, self.per_channel - keep)
         if len(recent) < allowed:
             return 0.0
         times = sorted(stamp[0] for stamp in recent)
         # A margin beyond the answer's time: clocks and Discord's own bookkeeping differ.
+        # (Still in flight: ``inf``; its answer wakes the dispatcher.)
         return times[len(times) - allowed] + window + self.margin - now
 
-    def _global_room(self, now: float) -> tuple[int, float]:
-        """How many more requests the global budget takes now, and (when none) how long
-        until it takes one."""
+    def _allowed(self) -> int:
+        return max(1, int(self.global_rate * self.global_window))
+
+    def _global_room(self, now: float, need: int = 1) -> tuple[int, float]:
+        """How many more requests the global budget takes now, and (when fewer than
+        ``need``) how long until it takes ``need`` (``inf``: only once a request in flight
+        is answered)."""
         span = self.global_window + self.global_margin
         recent = [stamp for stamp in self._global if stamp[0] > now - span]
         if len(recent) < len(self._global):
             self._global = deque(recent)
-        allowed = max(1, int(self.global_rate * self.global_window))
-        if len(recent) < allowed:
-            return allowed - len(recent), 0.0
+        allowed = self._allowed()
+        room = allowed - len(recent)
+        if room >= need:
+            return room, 0.0
         times = sorted(stamp[0] for stamp in recent)
-        return 0, times[len(times) - allowed] + span - now
+        index = len(times) - allowed + need - 1
+        if index >= len(times):
+            return room, math.inf
+        return room, times[index] + span - now
+
+    def _reserve(self, priority: int) -> int:
+        """Global slots a request of ``priority`` leaves to those above it."""
+        return int(self._allowed() * RESERVE.get(priority, 0.0))
 
     async def _dispatch(self) -> None:
         loop = asyncio.get_running_loop()
@@ -188,25 +284,27 @@ class Pacer:
         while True:
             self._wake.clear()
             now = loop.time()
-            room, global_wait = self._global_room(now)
-            sleep = None
-            blocked_globally = False
+            room, _ = self._global_room(now)
+            sleep = math.inf
+            blocked_at: int | None = None  # the first level the global budget turned away
             kept: list[_Waiter] = []
             for waiter in sorted(self._waiting):
                 if waiter.future.done():  # cancelled while waiting
                     continue
-                wait = self._channel_wait(waiter.channel, waiter.priority, now)
-                if wait <= 0 and waiter.counted and (blocked_globally or room < 1):
-                    # Served in priority order: nobody behind overtakes for a global slot.
-                    if not blocked_globally:
-                        blocked_globally = True
-                        room, global_wait = self._global_room(now)
+                wait = self._channel_wait(waiter.channel, waiter.keep, now)
+                reserve = self._reserve(waiter.priority)
+                if wait <= 0 and waiter.counted and (blocked_at is not None or room <= reserve):
+                    # Served in priority order: nobody behind overtakes for a global slot,
+                    # and a lower level leaves its reserve to the levels above it.
+                    if blocked_at is None:
+                        blocked_at = waiter.priority
+                    _, global_wait = self._global_room(now, need=reserve + 1)
                     wait = max(global_wait, 0.001)
                 if wait > 0:
                     kept.append(waiter)
-                    sleep = wait if sleep is None else min(sleep, wait)
+                    sleep = min(sleep, wait)
                     continue
-                waiter.stamp[0] = now
+                waiter.stamp[0] = math.inf if waiter.hold else now
                 if waiter.counted:
                     room -= 1
                     self._global.append(waiter.stamp)
@@ -218,11 +316,12 @@ class Pacer:
             self._waiting = kept
             heapq.heapify(self._waiting)
             self._forget_quiet_channels(now)
-            if not self._waiting:
+            if not self._waiting or sleep == math.inf:
+                # Nothing waiting, or only for a request in flight: its answer wakes us.
                 await self._wake.wait()
                 continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=max(sleep or 0.0, 0.001))
+                await asyncio.wait_for(self._wake.wait(), timeout=max(sleep, 0.001))
 
     def _forget_quiet_channels(self, now: float) -> None:
         if len(self._sent) < 256:
@@ -231,29 +330,53 @@ class Pacer:
         for channel in [c for c, s in self._sent.items() if all(t[0] <= quiet for t in s)]:
             del self._sent[channel]
 
+    def snapshot(self) -> dict[str, Any]:
+        """Where the budget stands (logs, benchmarks): requests waiting per level, in
+        flight, and counted in the last second."""
+        now = asyncio.get_running_loop().time()
+        waiting = Counter(w.priority for w in self._waiting if not w.future.done())
+        span = self.global_window + self.global_margin
+        return {
+            "waiting": dict(sorted(waiting.items())),
+            "in_flight": sum(1 for stamp in self._global if stamp[0] == math.inf),
+            "recent": sum(1 for stamp in self._global if stamp[0] > now - span),
+            "jobs": len(self._jobs),
+        }
+
     # -- coalesced jobs ----------------------------------------------------------------------
     def coalesce(self, key: Hashable, work: Work, *, gap: float = 0.0) -> None:
         """Run ``work()`` soon, once, for the newest state, no more often than every ``gap``
-        seconds; asking again while it waits changes nothing but the work to run."""
+        seconds (the newest caller's gap); asking again while it waits changes nothing but
+        the work to run and the gap."""
         job = self._jobs.get(key)
         if job is None:
             job = self._jobs[key] = _Job(work, gap)
         job.work, job.gap, job.dirty = work, gap, True
+        job.newer.set()
         if job.task is None or job.task.done():
             job.task = self.spawn(self._run_job(key, job), f"notify-{key}")
 
     async def _run_job(self, key: Hashable, job: _Job) -> None:
         loop = asyncio.get_running_loop()
         while job.dirty:
-            wait = job.last + job.gap - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
+            # The gap is the newest caller's: a job waiting out a long gap (a seat that only
+            # watches) goes at once when asked again with a short one (its turn came).
+            while (wait := job.last + job.gap - loop.time()) > 0:
+                job.newer.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(job.newer.wait(), timeout=wait)
             job.dirty = False
-            job.last = loop.time()
+            job.newer.clear()
+            last, job.last = job.last, loop.time()
+            token = _JOB.set(job)
             try:
                 await job.work()
+            except Superseded:
+                job.last = last  # nothing was sent: the newer state goes without a gap
             except Exception:
                 log.exception("updating %s failed", key)
+            finally:
+                _JOB.reset(token)
         if self._jobs.get(key) is job and not job.dirty:
             del self._jobs[key]
 

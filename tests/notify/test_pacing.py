@@ -10,7 +10,7 @@ import logging
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cogs.notify.pacing import LOW, NORMAL, URGENT, Pacer
+from cogs.notify.pacing import LOW, NORMAL, TABLE, URGENT, Pacer
 
 
 async def _grants(pacer: Pacer, asks: list[tuple[str, int]]) -> list[tuple[float, str, int]]:
@@ -157,4 +157,82 @@ async def test_a_slow_request_counts_from_when_it_was_answered() -> None:
     await asyncio.sleep(0)
     await asyncio.gather(first, *(one(0) for _ in range(5)))
     assert granted[5] >= answered[0] + 0.3 - 1e-9
+    await pacer.close()
+
+
+async def test_no_second_ever_holds_more_than_the_budget_even_with_slow_requests() -> None:
+    """A burst of requests, some of whose answers take longer than the budget's whole window
+    (an upload on a loaded machine): whenever Discord may have counted each (anywhere between
+    its turn and its answer), no window of the global budget holds more than it allows. A
+    request was counted from its turn only until the window passed, so a slow one let a
+    second's budget through again while it was still on its way (54 in one second)."""
+    import random
+
+    pacer = Pacer(per_channel=1000, window=1, global_rate=50)
+    pacer.global_window, pacer.global_margin = 0.2, 0.0  # 10 per 0.2 s: a fast "second"
+    loop = asyncio.get_running_loop()
+    rng = random.Random(7)
+    spans: list[tuple[float, float]] = []
+
+    async def one(i: int) -> None:
+        priority = rng.choice((URGENT, NORMAL, TABLE, LOW))
+        async with pacer.request(f"c{i % 7}", priority):
+            began = loop.time()
+            await asyncio.sleep(rng.choice((0.0, 0.01, 0.05, 0.3)))  # 0.3: longer than 0.2
+            spans.append((began, loop.time()))
+
+    await asyncio.gather(*(one(i) for i in range(40)))
+    assert len(spans) == 40
+    worst = max(
+        sum(1 for s, e in spans if s <= start + 1e-9 and e > start - 0.2 + 1e-9)
+        for start, _ in spans
+    )
+    assert worst <= 10, worst
+    await pacer.close()
+
+
+async def test_table_images_and_cosmetic_work_leave_room_for_prompts() -> None:
+    """With the second's budget nearly spent, a prompt still goes at once; a table image
+    waits once only its reserve is left, cosmetic work earlier still."""
+    pacer = Pacer(per_channel=100, window=1, global_rate=20)  # reserves: table 2, low 5
+    for i in range(16):
+        await pacer.turn(f"c{i}", NORMAL)
+    low = asyncio.ensure_future(pacer.turn("summary", LOW))
+    table = asyncio.ensure_future(pacer.turn("table", TABLE))
+    await asyncio.wait_for(table, timeout=5)  # 4 left > its reserve of 2
+    await asyncio.sleep(0.05)
+    assert not low.done()  # 3 left: within cosmetic work's reserve of 5
+    await pacer.turn("x", NORMAL)
+    later = asyncio.ensure_future(pacer.turn("table2", TABLE))
+    claim = asyncio.ensure_future(pacer.turn("claim", URGENT))
+    await asyncio.wait_for(claim, timeout=5)  # 1 left: a prompt takes it
+    await asyncio.sleep(0.05)
+    assert not later.done()
+    for waiting in (low, later):
+        waiting.cancel()
+    await pacer.close()
+
+
+async def test_a_waiting_update_gives_way_to_a_newer_state_and_keeps_its_place() -> None:
+    """A coalesced job waiting for its turn is asked again (the seat's turn came): it stops
+    waiting, runs at once with the newest state, and is not sent twice."""
+    pacer = Pacer(per_channel=100, window=1, global_rate=2)
+    await pacer.turn("a", NORMAL)
+    await pacer.turn("b", NORMAL)  # the budget is spent for a second
+    sent: list[str] = []
+    state = {"now": "watching"}
+
+    async def work() -> None:
+        shown = state["now"]
+        priority = URGENT if shown == "turn" else TABLE
+        async with pacer.request("dm", priority, supersede=True):
+            sent.append(shown)
+
+    pacer.coalesce("dm-1", work)
+    await asyncio.sleep(0.05)
+    assert sent == []  # waiting for a slot
+    state["now"] = "turn"
+    pacer.coalesce("dm-1", work)
+    await pacer.drain()
+    assert sent == ["turn"]
     await pacer.close()
