@@ -168,7 +168,7 @@ async def test_no_second_ever_holds_more_than_the_budget_even_with_slow_requests
     second's budget through again while it was still on its way (54 in one second)."""
     import random
 
-    pacer = Pacer(per_channel=1000, window=1, global_rate=50)
+    pacer = Pacer(per_channel=1000, window=1, global_rate=10)
     pacer.global_window, pacer.global_margin = 0.2, 0.0  # 10 per 0.2 s: a fast "second"
     loop = asyncio.get_running_loop()
     rng = random.Random(7)
