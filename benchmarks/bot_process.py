@@ -200,9 +200,6 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
-    import _dbg_patch
-
-    _dbg_patch.patch(trace)
     import logging
 
     logging.basicConfig(
