@@ -28,7 +28,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.drawing import Superseded
-from bot.rules.tiles import tile_name
+from bot.i18n import FALLBACK, N_, _, answer_locale
+from bot.i18n.moves import move_words
+from bot.i18n.tiles import tile_words, wind_words
+from bot.rules.tiles import WIND_NAMES
 from bot.service.replays import MOVES, TABLE, HandReplay, ReplayError, Viewer
 from cogs.common import GENERIC_FAILURE, reply_error
 from cogs.notify.words import win_words
@@ -42,49 +45,73 @@ ARROWS = {
     "next": "\u25b6\ufe0f",
     "last": "\u23ed\ufe0f",
 }
-LABELS = {"first": "First", "prev": "Back", "next": "Next", "last": "Reveal"}
-TABLE_LABEL = "The table (as the channel saw it)"
+LABELS = {"first": N_("First"), "prev": N_("Back"), "next": N_("Next"), "last": N_("Reveal")}
+TABLE_LABEL = N_("The table (as the channel saw it)")
 
 
 def custom_id(table: int, hand: int, step: int, seat: int, what: str) -> str:
     return f"mjr:{table}:{hand}:{step}:{seat}:{what}"
 
 
-def viewer_text(replay: HandReplay, step: int, seat: int) -> str:
-    """The message above the picture: which hand, whose seat, where in the hand, what
-    happened (the channel's own words for the move), and who won on the last frame."""
+def _seat_label(replay: HandReplay, seat: int, locale: str) -> str:
+    """ "alice (East)": the seat's player and wind at the deal, in ``locale``."""
+    name, wind = next((n, w) for s, n, w in replay.seats() if s == seat)
+    return _(locale, "{name} ({wind})", name=name, wind=wind_words(locale, WIND_NAMES.index(wind)))
+
+
+def viewer_text(replay: HandReplay, step: int, seat: int, locale: str = FALLBACK) -> str:
+    """The message above the picture, in the viewer's language: which hand, whose seat,
+    where in the hand, what happened (the channel's own words for the move), and who won on
+    the last frame."""
     index, count = replay.position(step, seat)
     at = replay.steps[step]
     if seat == TABLE:
-        whose = "the table, as the channel saw it"
+        whose = _(locale, "the table, as the channel saw it")
     else:
-        wind = next(w for s, _, w in replay.seats() if s == seat)
-        whose = f"the seat of {at.names[seat]} ({wind})"
+        whose = _(locale, "the seat of {seat}", seat=_seat_label(replay, seat, locale))
     lines = [
-        f"**Replay** · table {replay.table_id} · hand {replay.hand} · code `{replay.code}`",
-        f"From {whose} · frame {index + 1} of {count}",
+        _(
+            locale,
+            "**Replay** · table {table} · hand {hand} · code `{code}`",
+            table=replay.table_id,
+            hand=replay.hand,
+            code=replay.code,
+        ),
+        _(
+            locale,
+            "From {whose} · frame {number} of {count}",
+            whose=whose,
+            number=index + 1,
+            count=count,
+        ),
     ]
     if index == count - 1:
-        lines.append(f"**Hand over.** {win_words(replay.result, at.names)}")
+        lines.append(
+            _(locale, "**Hand over.** {result}", result=win_words(replay.result, at.names, locale))
+        )
     elif step == 0:
-        lines.append("-# The deal.")
+        lines.append("-# " + _(locale, "The deal."))
     elif at.words:
-        lines += [f"-# {line}" for line in at.words.splitlines()[:3]]
+        lines += [f"-# {move_words(locale, line)}" for line in at.words.splitlines()[:3]]
     return "\n".join(lines)
 
 
-def alt_text(replay: HandReplay, step: int, seat: int) -> str:
+def alt_text(replay: HandReplay, step: int, seat: int, locale: str = FALLBACK) -> str:
     frame = replay.frame(step, seat)
     if seat == TABLE:
-        return f"The table at hand {replay.hand}, as the channel saw it"
+        return _(locale, "The table at hand {hand}, as the channel saw it", hand=replay.hand)
     own = frame.view.seats[seat]
     tiles = list(own.concealed or ()) + ([own.drawn] if own.drawn is not None else [])
+    named = ", ".join(tile_words(locale, t) for t in sorted(tiles))
     name = replay.steps[step].names[seat]
-    return (f"{name}'s hand: " + ", ".join(tile_name(t) for t in sorted(tiles)))[:1000]
+    return _(locale, "{name}'s hand: {tiles}", name=name, tiles=named)[:1000]
 
 
-def viewer_controls(replay: HandReplay, step: int, seat: int) -> discord.ui.View:
-    """⏮ ◀ ▶ ⏭ (those leading nowhere disabled) and the "From the seat of" select."""
+def viewer_controls(
+    replay: HandReplay, step: int, seat: int, locale: str = FALLBACK
+) -> discord.ui.View:
+    """⏮ ◀ ▶ ⏭ (those leading nowhere disabled) and the "From the seat of" select, labelled
+    in the viewer's language."""
     index, count = replay.position(step, seat)
     view = discord.ui.View(timeout=None)
     for move in MOVES:
@@ -92,7 +119,7 @@ def viewer_controls(replay: HandReplay, step: int, seat: int) -> discord.ui.View
         view.add_item(
             discord.ui.Button(
                 emoji=ARROWS[move],
-                label=LABELS[move],
+                label=_(locale, LABELS[move]),
                 style=discord.ButtonStyle.secondary,
                 custom_id=custom_id(replay.table_id, replay.hand, step, seat, move),
                 disabled=stuck,
@@ -100,14 +127,20 @@ def viewer_controls(replay: HandReplay, step: int, seat: int) -> discord.ui.View
             )
         )
     options = [
-        discord.SelectOption(label=f"{name} ({wind})"[:100], value=str(s), default=s == seat)
-        for s, name, wind in replay.seats()
+        discord.SelectOption(
+            label=_seat_label(replay, s, locale)[:100], value=str(s), default=s == seat
+        )
+        for s, _name, _wind in replay.seats()
     ]
-    options.append(discord.SelectOption(label=TABLE_LABEL, value=str(TABLE), default=seat == TABLE))
+    options.append(
+        discord.SelectOption(
+            label=_(locale, TABLE_LABEL)[:100], value=str(TABLE), default=seat == TABLE
+        )
+    )
     view.add_item(
         discord.ui.Select(
             custom_id=f"mjr:{replay.table_id}:{replay.hand}:{step}:seat",
-            placeholder="From the seat of",
+            placeholder=_(locale, "From the seat of")[:150],
             options=options,
             row=1,
         )
@@ -163,7 +196,7 @@ class ReplayCog(commands.Cog):
             viewer = Viewer(interaction.user.id, lambda channel: _sees(interaction, channel))
             replay = await self.service.open(guild_id, table, hand, viewer=viewer)
         elif hand is not None:
-            raise ReplayError("Give the table as well as the hand (or a replay code).")
+            raise ReplayError(N_("Give the table as well as the hand (or a replay code)."))
         else:
             replay = await self.service.last_of(guild_id, interaction.user.id)
         seat = _seat_of(replay, interaction.user.id)
@@ -173,8 +206,10 @@ class ReplayCog(commands.Cog):
         self, interaction: discord.Interaction, replay: HandReplay, step: int, seat: int
     ) -> None:
         """Draw ``step`` from ``seat`` and put it, with the controls, in the member's message
-        (the interaction was deferred)."""
-        frame = replay.frame(step, seat, player=seat == _seat_of(replay, interaction.user.id))
+        (the interaction was deferred), all in the member's language (a private answer)."""
+        locale = answer_locale(interaction, private=True)
+        player = seat == _seat_of(replay, interaction.user.id)
+        frame = replay.frame(step, seat, player=player, locale=locale)
         try:
             png = await self.bot.drawing.draw(
                 frame.kind,
@@ -186,12 +221,12 @@ class ReplayCog(commands.Cog):
         except Superseded:
             return  # the member pressed again meanwhile: that press shows the newer frame
         picture = discord.File(
-            io.BytesIO(png), "replay.png", description=alt_text(replay, step, seat)
+            io.BytesIO(png), "replay.png", description=alt_text(replay, step, seat, locale)
         )
         await interaction.edit_original_response(
-            content=viewer_text(replay, step, seat),
+            content=viewer_text(replay, step, seat, locale),
             attachments=[picture],
-            view=viewer_controls(replay, step, seat),
+            view=viewer_controls(replay, step, seat, locale),
         )
 
     async def press(self, interaction: discord.Interaction, fields: dict[str, str]) -> None:
@@ -209,7 +244,7 @@ class ReplayCog(commands.Cog):
             try:
                 seat = replay.check_seat(int(values[0]))
             except ValueError:
-                raise ReplayError("Pick a seat from the list.") from None
+                raise ReplayError(N_("Pick a seat from the list.")) from None
             # Stay at the same moment: the newest picture of the new seat up to this step.
             step = replay.stops(seat)[replay.position(step, seat)[0]]
         await self.show(interaction, replay, step, seat)
@@ -217,7 +252,7 @@ class ReplayCog(commands.Cog):
 
 def _seat_of(replay: HandReplay, user_id: int) -> int:
     """The member's seat in the hand (also after they left it), else the table's view."""
-    for seat, _, _ in replay.seats():
+    for seat, _name, _wind in replay.seats():
         index = replay.steps[0].state.seating.seats[seat]
         if index is not None and index < len(replay.seated) and replay.seated[index] == user_id:
             return seat
@@ -242,7 +277,7 @@ async def _answer(interaction: discord.Interaction, work: Any) -> None:
     try:
         await work
     except ReplayError as exc:
-        await reply_error(interaction, str(exc))
+        await reply_error(interaction, exc.text(answer_locale(interaction, private=True)))
     except Exception:
         log.exception("replay failed")
         await reply_error(interaction, GENERIC_FAILURE)

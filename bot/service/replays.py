@@ -41,6 +41,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from bot.i18n import FALLBACK, N_, _
 from bot.rules.game import GAME_OVER, HAND_OVER
 from bot.rules.game.state import GameState, HandResult
 from bot.rules.game.view import TableView
@@ -54,12 +55,27 @@ CODE_LENGTH = 8
 TABLE = 4  # "from the seat of" the table itself: the channel's picture, no concealed tile
 CACHED = 16
 MOVES = ("first", "prev", "next", "last")
-_HERE = (" on this server", "")  # by guild_id is None: the command-line tool sees all
 _CODE = re.compile(r"^\s*([0-9a-fA-F]{6,64})\s*[-:/# ]\s*(\d{1,4})\s*$")
 
 
 class ReplayError(Exception):
-    """A replay that cannot be shown; the message is for the member, as is."""
+    """A replay that cannot be shown: ``message`` (a catalogue entry) with ``values`` filled
+    in is for the member, in their language (:meth:`text`); ``str()`` is the English."""
+
+    def __init__(self, message: str, **values: Any) -> None:
+        super().__init__(message.format(**values) if values else message)
+        self.message = message
+        self.values = values
+
+    def text(self, locale: Any = FALLBACK) -> str:
+        return _(locale, self.message, **self.values)
+
+
+def _no_table(table: int, guild_id: int | None) -> ReplayError:
+    """The command-line tool (``guild_id`` None) sees every server's tables."""
+    if guild_id is None:
+        return ReplayError(N_("There is no table {table}."), table=table)
+    return ReplayError(N_("There is no table {table} on this server."), table=table)
 
 
 def table_hash(seed: str) -> str:
@@ -77,8 +93,11 @@ def parse_code(text: str) -> tuple[str, int]:
     match = _CODE.match(text or "")
     if match is None or int(match.group(2)) < 1:
         raise ReplayError(
-            f"'{(text or '').strip()[:40]}' is not a replay code: a code is 8 characters "
-            "(digits 0-9 and letters a-f), a dash and the hand's number, such as 3fa9c02b-2."
+            N_(
+                "'{text}' is not a replay code: a code is 8 characters (digits 0-9 and letters "
+                "a-f), a dash and the hand's number, such as 3fa9c02b-2."
+            ),
+            text=(text or "").strip()[:40],
         )
     return match.group(1).lower(), int(match.group(2))
 
@@ -117,8 +136,10 @@ def check_access(
     if any(viewer.sees(channel) for channel in channels if channel):
         return
     raise ReplayError(
-        "That table was played in a channel you cannot see, so I cannot show it to you by its "
-        "number. Someone who played it can share its replay code."
+        N_(
+            "That table was played in a channel you cannot see, so I cannot show it to you by "
+            "its number. Someone who played it can share its replay code."
+        )
     )
 
 
@@ -177,31 +198,35 @@ class HandReplay:
         return out
 
     def check_seat(self, seat: int) -> int:
-        if seat != TABLE and seat not in {s for s, _, _ in self.seats()}:
-            raise ReplayError("Nobody sat in that seat in this hand.")
+        if seat != TABLE and seat not in {s for s, _name, _wind in self.seats()}:
+            raise ReplayError(N_("Nobody sat in that seat in this hand."))
         return seat
 
-    def frame(self, step: int, seat: int, *, player: bool = False) -> Frame:
+    def frame(self, step: int, seat: int, *, player: bool = False, locale: str = FALLBACK) -> Frame:
         """The picture of ``step`` from ``seat`` (or :data:`TABLE`), drawn as live play drew
         it: through the privacy gate, with the seat's hint marks. ``player``: the one watching
         is the seat's own player, so the picture is the very one their DM showed ("You",
-        "Your turn"); anyone else sees the seat's name there instead."""
+        "Your turn"); anyone else sees the seat's name there instead. The picture's words are
+        in ``locale`` (the viewer's), as a DM's are in its member's."""
         at = self.steps[step]
         moment = copy.copy(self.table)
         moment.state = at.state
         if seat == TABLE:
             view = public_view(moment)
             shown = replace(view, move=0, events=(), drawable=0)
-            return Frame("table", (view, at.names), {}, view, ("table", shown, at.names))
+            key = ("table", shown, at.names, locale)
+            return Frame("table", (view, at.names), {"locale": locale}, view, key)
         view = seat_view(moment, seat)
         hints = seat_hints(view) if self.table.hints else None
         marks = frozenset(hints.ready_discards) if hints else frozenset()
         # As the DM's picture key (cogs/notify/seat.py): the seat's table draws no wall
         # count, move number or event log.
         shown = replace(view, wall_remaining=0, move=0, events=(), drawable=0)
-        key = ("seat_table", shown, at.names, marks, player)
+        key = ("seat_table", shown, at.names, marks, player, locale)
         # The player's own frame is drawn with exactly the live DM's arguments.
-        kwargs: dict[str, Any] = {"marks": marks} if player else {"marks": marks, "player": False}
+        kwargs: dict[str, Any] = {"marks": marks, "locale": locale}
+        if not player:
+            kwargs["player"] = False
         return Frame("seat_table", (view, at.names), kwargs, view, key)
 
     def stops(self, seat: int) -> tuple[int, ...]:
@@ -241,7 +266,7 @@ class HandReplay:
             return stops[max(0, index - 1)]
         if move == "next":
             return stops[min(count - 1, index + 1)]
-        raise ReplayError("That button is not one of the replay's.")
+        raise ReplayError(N_("That button is not one of the replay's."))
 
     def clamp(self, step: int) -> int:
         return max(0, min(step, len(self.steps) - 1))
@@ -269,16 +294,32 @@ def build_replay(row: dict[str, Any], events: list[tuple[str, dict]], hand: int)
         result = next((r for r in reversed(state.results) if r.number == hand), None)
         if result is not None and state.phase in (HAND_OVER, GAME_OVER):
             break
-    name = f"Hand {hand} of table {table.id}"
     if not steps:
-        played = table.state.deal if table.state is not None else 0
         if table.state is None:
-            raise ReplayError(f"Table {table.id} never started, so it has no hands to replay.")
-        raise ReplayError(f"Table {table.id} has no hand {hand}: it dealt {played}.")
+            raise ReplayError(
+                N_("Table {table} never started, so it has no hands to replay."), table=table.id
+            )
+        raise ReplayError(
+            N_("Table {table} has no hand {hand}: it dealt {played}."),
+            table=table.id,
+            hand=hand,
+            played=table.state.deal,
+        )
     if result is None:
         if table.status == "playing":
-            raise ReplayError(f"{name} is still being played: it can be replayed once it is over.")
-        raise ReplayError(f"{name} was never finished (the table ended during it).")
+            raise ReplayError(
+                N_(
+                    "Hand {hand} of table {table} is still being played: it can be replayed "
+                    "once it is over."
+                ),
+                hand=hand,
+                table=table.id,
+            )
+        raise ReplayError(
+            N_("Hand {hand} of table {table} was never finished (the table ended during it)."),
+            hand=hand,
+            table=table.id,
+        )
     code = replay_code(table.seed, hand)
     return HandReplay(table, hand, code, tuple(steps), result, seated_at_start(events))
 
@@ -287,7 +328,7 @@ def last_finished(row: dict[str, Any], events: list[tuple[str, dict]]) -> int:
     """The number of the table's last finished hand (ReplayError if none is)."""
     table = rebuild(row, events)
     if table.state is None or not table.state.results:
-        raise ReplayError(f"Table {table.id} has no finished hand to replay yet.")
+        raise ReplayError(N_("Table {table} has no finished hand to replay yet."), table=table.id)
     return table.state.results[-1].number
 
 
@@ -335,7 +376,7 @@ class ReplayService:
             return cached
         found = await self.store.table(table_id)
         if found is None or (guild_id is not None and found[0]["guild_id"] != guild_id):
-            raise ReplayError(f"There is no table {table_id}{_HERE[guild_id is None]}.")
+            raise _no_table(table_id, guild_id)
         row, events = found
         if viewer is not None:
             channels = (row["channel_id"], row.get("home_channel_id"))
@@ -361,14 +402,21 @@ class ReplayService:
                 await self.store.set_seed_hash(table_id, table_hash(seed))
             tables = await self.store.by_seed_hash(guild_id, prefix)
         if not tables:
+            if guild_id is None:
+                raise ReplayError(
+                    N_("No table has the replay code {code}."), code=f"{prefix}-{hand}"
+                )
             raise ReplayError(
-                f"No table{_HERE[guild_id is None]} has the replay code {prefix}-{hand}."
+                N_("No table on this server has the replay code {code}."), code=f"{prefix}-{hand}"
             )
         if len(tables) > 1:
-            listed = ", ".join(str(t) for t in tables[:5])
             raise ReplayError(
-                f"The code {prefix}-{hand} fits several tables ({listed}): type more of it, or "
-                "give the table's number instead."
+                N_(
+                    "The code {code} fits several tables ({tables}): type more of it, or give "
+                    "the table's number instead."
+                ),
+                code=f"{prefix}-{hand}",
+                tables=", ".join(str(t) for t in tables[:5]),
             )
         return await self.open(guild_id, tables[0], hand)
 
@@ -377,13 +425,15 @@ class ReplayService:
         found = await self.store.last_hand(guild_id, user_id)
         if found is None:
             raise ReplayError(
-                "You have no finished hand on this server to replay yet; give a table and "
-                "hand, or a replay code."
+                N_(
+                    "You have no finished hand on this server to replay yet; give a table and "
+                    "hand, or a replay code."
+                )
             )
         return await self.open(guild_id, *found)
 
     @staticmethod
     def _check_guild(replay: HandReplay, guild_id: int | None) -> HandReplay:
         if guild_id is not None and replay.guild_id != guild_id:
-            raise ReplayError(f"There is no table {replay.table_id}{_HERE[False]}.")
+            raise _no_table(replay.table_id, guild_id)
         return replay

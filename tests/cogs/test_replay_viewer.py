@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from bot.service.replays import TABLE, HandReplay, build_replay
+from bot.service.replays import TABLE, HandReplay, ReplayError, build_replay
 from cogs import controls, help, scoring
-from cogs.replay import ReplayButton, ReplaySeat, viewer_controls, viewer_text
+from cogs.replay import ReplayButton, ReplaySeat, alt_text, viewer_controls, viewer_text
 from tests.service.test_replays import play
 
 OTHERS = [*controls.DYNAMIC_ITEMS, help.HelpButton, scoring.SettleButton, scoring.ShareRulesButton]
@@ -67,3 +67,26 @@ def test_the_words_say_which_frame_and_who_won_at_the_end(replay: HandReplay) ->
     last = viewer_text(replay, replay.stops(seat)[-1], seat)
     assert f"frame {count} of {count}" in last and "**Hand over.**" in last
     assert "as the channel saw it" in viewer_text(replay, 0, TABLE)
+
+
+def test_the_viewer_speaks_the_members_language(replay: HandReplay) -> None:
+    """A private answer in the member's language: the words, the seat menu, the buttons, the
+    picture's alt text and the refusals (zh-TW, zh-CN; English otherwise)."""
+    seat, name, _wind = replay.seats()[0]
+    last = replay.stops(seat)[-1]
+    words = viewer_text(replay, 0, seat, "zh-TW")
+    assert "**重播** · 牌桌" in words and "發牌。" in words and f"{name}（" in words
+    assert "本局結束" in viewer_text(replay, last, seat, "zh-TW")
+    assert "回放" in viewer_text(replay, 0, TABLE, "zh-CN")
+    view = viewer_controls(replay, 0, seat, "zh-TW")
+    assert [b.label for b in view.children[:4]] == ["開頭", "上一步", "下一步", "亮牌"]
+    menu = view.children[-1]
+    assert menu.placeholder == "從誰的座位看" and menu.options[-1].label == "牌桌（頻道看到的樣子）"
+    assert alt_text(replay, 0, seat, "zh-TW").startswith(f"{name} 的手牌：")
+    refusal = ReplayError(
+        "Table {table} has no hand {hand}: it dealt {played}.", table=3, hand=9, played=2
+    )
+    assert str(refusal) == "Table 3 has no hand 9: it dealt 2."
+    assert refusal.text("zh-CN") == "牌桌 3 没有第 9 局：它只打了 2 局。"
+    assert refusal.text("fr") == str(refusal)
+    assert viewer_text(replay, 0, seat) == viewer_text(replay, 0, seat, "en-US")

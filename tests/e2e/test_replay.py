@@ -126,6 +126,10 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         handle = await w.bob.slash(lounge, "mahjong replay", **number)
         refused = await handle.reply(timeout=30)
         assert refused.ephemeral and "cannot see" in refused.content and not refused.attachments
+        w.bob.record.locale = "zh-TW"  # in his own language when his Discord is in Chinese
+        handle = await w.bob.slash(lounge, "mahjong replay", **number)
+        assert "你看不到的頻道" in (await handle.reply(timeout=30)).content
+        w.bob.record.locale = "en-US"
         handle = await w.alice.slash(lounge, "mahjong replay", **number)
         assert "frame 1 of" in (await handle.reply(timeout=30)).content
         # The code opens the same hand for bob, from the table's view (he did not play).

@@ -311,8 +311,10 @@ def test_the_seats_own_player_gets_their_dm_picture_anyone_else_the_seats_name(g
     step = replay.stops(seat)[1]
     own = replay.frame(step, seat, player=True)
     watched = replay.frame(step, seat)
-    assert set(own.kwargs) == {"marks"}
-    assert watched.kwargs == {"marks": own.kwargs["marks"], "player": False}
+    assert own.kwargs == {"marks": own.kwargs["marks"], "locale": "en-US"}  # as the DM's
+    assert watched.kwargs == {**own.kwargs, "player": False}
+    chinese = replay.frame(step, seat, player=True, locale="zh-TW")
+    assert chinese.kwargs["locale"] == "zh-TW" and chinese.key != own.key
     assert own.args == watched.args and own.key != watched.key
 
 
