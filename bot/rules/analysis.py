@@ -1,7 +1,7 @@
 """Hand analysis: is a hand complete, every arrangement of it, the waits of a ready hand.
 
 Hands are count arrays over the 34 playing kinds. A hand splits into four independent parts
-(three suits and the honours); each part's counts, as ``bytes``, is looked up in tables built
+(three suits and the honours); each part's counts, as a tuple, is looked up in tables built
 once of every part that divides into sets (three of a kind or, in a suit, three in sequence)
 with or without one pair. A part with a number of tiles of the form 3k divides into sets only;
 3k+2, into sets and the pair; 3k+1 never. Building the tables takes a fraction of a second and
@@ -36,22 +36,22 @@ _MAX_SETS = 5  # filipino-16: five sets and a pair (seventeen tiles)
 _HEAD_TILES = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
 
-def _build_part_table(ranks: int, allow_chow: bool) -> dict[bytes, int]:
+def _build_part_table(ranks: int, allow_chow: bool) -> dict[tuple[int, ...], int]:
     """Every count pattern of one part that divides into sets, mapped to its pair count (0/1)."""
-    deltas: list[bytes] = []
+    deltas: list[tuple[int, ...]] = []
     for i in range(ranks):
-        deltas.append(bytes(3 if j == i else 0 for j in range(ranks)))
+        deltas.append(tuple(3 if j == i else 0 for j in range(ranks)))
     if allow_chow:
         for i in range(ranks - 2):
-            deltas.append(bytes(1 if i <= j <= i + 2 else 0 for j in range(ranks)))
-    empty = bytes(ranks)
+            deltas.append(tuple(1 if i <= j <= i + 2 else 0 for j in range(ranks)))
+    empty = (0,) * ranks
     sets_only = {empty}
     level = {empty}
     for _ in range(_MAX_SETS):
-        following: set[bytes] = set()
+        following: set[tuple[int, ...]] = set()
         for pattern in level:
             for delta in deltas:
-                new = bytes(a + b for a, b in zip(pattern, delta, strict=True))
+                new = tuple(a + b for a, b in zip(pattern, delta, strict=True))
                 if max(new) <= 4:
                     following.add(new)
         sets_only |= following
@@ -60,12 +60,12 @@ def _build_part_table(ranks: int, allow_chow: bool) -> dict[bytes, int]:
     for pattern in sets_only:
         for i in range(ranks):
             if pattern[i] <= 2:
-                table[pattern[:i] + bytes((pattern[i] + 2,)) + pattern[i + 1 :]] = 1
+                table[(*pattern[:i], pattern[i] + 2, *pattern[i + 1 :])] = 1
     return table
 
 
 _SUIT_TABLE = _build_part_table(9, allow_chow=True)
-_ZERO7 = bytes(7)
+_ZERO7 = (0,) * 7
 _HONOUR_TABLE = _build_part_table(7, allow_chow=False)
 
 
@@ -73,16 +73,17 @@ def is_complete(
     counts: Sequence[int],
     _get: Any = _SUIT_TABLE.get,
     _honours: Any = _HONOUR_TABLE.get,
-    _bytes: Any = bytes,
+    _tuple: Any = tuple,
 ) -> bool:
     """True when the concealed tiles divide into sets and exactly one pair.
 
     ``counts`` covers only the tiles in hand; declared melds are already sets, so any number of
     them may lie beside (Pung Chow p.24: "four sets and a pair"). The honours are looked at
     first: a lone wind or dragon ends most hands' chances at once. (The look-ups are bound as
-    defaults because this is the engine's hottest function.)
+    defaults because this is the engine's hottest function; the parts are tuples because
+    ``tuple(list)`` costs a third of ``bytes(list)``, which has no fast call path.)
     """
-    b = _bytes(counts)
+    b = _tuple(counts)
     e = _honours(b[27:34])
     if e is None:
         return False
@@ -102,11 +103,11 @@ def is_winning_shape(
     counts: Sequence[int],
     _get: Any = _SUIT_TABLE.get,
     _honours: Any = _HONOUR_TABLE.get,
-    _bytes: Any = bytes,
+    _tuple: Any = tuple,
 ) -> bool:
     """Sets and a pair, seven different pairs, or the thirteen single heads with a pair: every
     winning shape any of our rule sets knows (what ``mahjong``'s ``is_agari`` also checks)."""
-    b = _bytes(counts)
+    b = _tuple(counts)
     e = _honours(b[27:34])
     if e is not None:
         a = _get(b[0:9])
@@ -126,7 +127,7 @@ def is_winning_shape(
 
 def is_sets_only(counts: Sequence[int]) -> bool:
     """True when the tiles divide into sets with no pair left over."""
-    b = bytes(counts)
+    b = tuple(counts)
     get = _SUIT_TABLE.get
     return (
         get(b[0:9]) == 0
@@ -137,7 +138,9 @@ def is_sets_only(counts: Sequence[int]) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[Arrangement, ...]:
+def _part_arrangements(
+    pattern: tuple[int, ...], offset: int, allow_chow: bool
+) -> tuple[Arrangement, ...]:
     """Every division of one part into sets (and the pair, if its size is 3k+2).
 
     The lowest tile left must belong to exactly one set starting at it, so trying a pair,
@@ -184,52 +187,85 @@ def _part_arrangements(pattern: bytes, offset: int, allow_chow: bool) -> tuple[A
     return tuple(found)
 
 
-# Per-part caches of arrangements: a dict per part is a cheaper look-up than lru_cache, and
-# the domain (patterns that divide) is finite.
-_ARRANGEMENT_CACHES: tuple[dict[bytes, tuple[Arrangement, ...]], ...] = ({}, {}, {}, {})
+# Per-part caches of the patterns that divide: their pair count (0/1) and arrangements. A dict
+# per part is a cheaper look-up than lru_cache, one look-up per part (a tuple does not keep its
+# hash, so a second look-up would hash it again), and the domain is finite: the part tables.
+_Divided = tuple[int, tuple[Arrangement, ...]]
+_ARRANGEMENT_CACHES: tuple[dict[tuple[int, ...], _Divided], ...] = ({}, {}, {}, {})
 
 
-def _cached_part(pattern: bytes, part: int) -> tuple[Arrangement, ...]:
-    cache = _ARRANGEMENT_CACHES[part]
-    found = cache.get(pattern)
-    if found is None:
-        found = _part_arrangements(pattern, 9 * part, part != 3)
-        cache[pattern] = found
+def _divided(pattern: tuple[int, ...], part: int) -> _Divided | None:
+    """Pair count and arrangements of a part's pattern (built and kept the first time), or
+    None when the pattern does not divide."""
+    pairs = (_HONOUR_TABLE if part == 3 else _SUIT_TABLE).get(pattern)
+    if pairs is None:
+        return None
+    found = (pairs, _part_arrangements(pattern, 9 * part, part != 3))
+    _ARRANGEMENT_CACHES[part][pattern] = found
     return found
+
+
+def part_arrangements(pattern: tuple[int, ...], part: int) -> tuple[Arrangement, ...]:
+    """Every division of one part (0-2 the suits, 3 the honours) of a complete hand into sets
+    (and the pair, if the part has 3k+2 tiles); empty when it does not divide."""
+    found = _ARRANGEMENT_CACHES[part].get(pattern) or _divided(pattern, part)
+    return () if found is None else found[1]
 
 
 def arrangements(counts: Sequence[int]) -> list[Arrangement]:
     """Every arrangement of the concealed tiles into sets and one pair (empty if none)."""
-    b = bytes(counts)
-    get = _SUIT_TABLE.get
+    b = tuple(counts)
     p0, p1, p2, p3 = b[0:9], b[9:18], b[18:27], b[27:34]
-    s0, s1, s2, s3 = get(p0), get(p1), get(p2), _HONOUR_TABLE.get(p3)
-    if s0 is None or s1 is None or s2 is None or s3 is None or s0 + s1 + s2 + s3 != 1:
+    c0, c1, c2, c3 = _ARRANGEMENT_CACHES
+    d3 = c3.get(p3) or _divided(p3, 3)
+    if d3 is None:
+        return []
+    d0 = c0.get(p0) or _divided(p0, 0)
+    d1 = c1.get(p1) or _divided(p1, 1)
+    d2 = c2.get(p2) or _divided(p2, 2)
+    if d0 is None or d1 is None or d2 is None or d0[0] + d1[0] + d2[0] + d3[0] != 1:
         return []
     result: list[Arrangement] = [()]
-    caches = _ARRANGEMENT_CACHES
-    for part, pattern in ((0, p0), (1, p1), (2, p2), (3, p3)):
-        if pattern == _EMPTY_PARTS[part]:
-            continue
-        options = caches[part].get(pattern)
-        if options is None:
-            options = _cached_part(pattern, part)
+    for options in (d0[1], d1[1], d2[1], d3[1]):
         if len(options) == 1:
             only = options[0]
-            result = [r + only for r in result] if len(result) > 1 else [result[0] + only]
+            if only:
+                result = [r + only for r in result] if len(result) > 1 else [result[0] + only]
         else:
             result = [r + option for r in result for option in options]
     return result
 
 
-_EMPTY_PARTS = (bytes(9), bytes(9), bytes(9), bytes(7))
+EMPTY_PARTS = ((0,) * 9, (0,) * 9, (0,) * 9, (0,) * 7)
+
+
+def part_pairs(pattern: tuple[int, ...], part: int) -> int | None:
+    """The pairs (0 or 1) of one part (0-2 the suits, 3 the honours) that divides into sets
+    and at most one pair; None when it does not divide."""
+    return (_HONOUR_TABLE if part == 3 else _SUIT_TABLE).get(pattern)
+
+
+def complete_parts(
+    counts: Sequence[int], _get: Any = _SUIT_TABLE.get, _honours: Any = _HONOUR_TABLE.get
+) -> tuple[tuple[int, ...], ...] | None:
+    """The four parts (three suits, then the honours) of concealed tiles that divide into sets
+    and one pair, as count patterns for :func:`part_arrangements`; None when they do not."""
+    b = tuple(counts)
+    p0, p1, p2, p3 = b[0:9], b[9:18], b[18:27], b[27:34]
+    s3 = _honours(p3)
+    if s3 is None:
+        return None
+    s0, s1, s2 = _get(p0), _get(p1), _get(p2)
+    if s0 is None or s1 is None or s2 is None or s0 + s1 + s2 + s3 != 1:
+        return None
+    return p0, p1, p2, p3
 
 
 def is_thirteen_heads(counts: Sequence[int]) -> bool:
     """One of each of the thirteen heads and a second of one of them (Pung Chow p.62,
     limit hand 1, "single heads"; the Singapore text's "7 different honor tiles, plus 1 and
     9 of each suit")."""
-    b = bytes(counts)
+    b = tuple(counts)
     if b[1:8] != _ZERO7 or b[10:17] != _ZERO7 or b[19:26] != _ZERO7:
         return False
     heads = b[0:1] + b[8:10] + b[17:19] + b[26:34]
@@ -238,12 +274,12 @@ def is_thirteen_heads(counts: Sequence[int]) -> bool:
 
 def is_seven_pairs(counts: Sequence[int]) -> bool:
     """Seven different pairs (the Singapore text's "7 Eyes")."""
-    b = bytes(counts)
+    b = tuple(counts)
     return b.count(2) == 7 and b.count(0) == 27
 
 
 @lru_cache(maxsize=1 << 16)
-def _part_completions(pattern: bytes, part: int) -> tuple[tuple[int, ...], bool]:
+def _part_completions(pattern: tuple[int, ...], part: int) -> tuple[tuple[int, ...], bool]:
     """The tiles that, added to one part, make it divide, and whether it then holds the pair."""
     honours = part == 3
     table = _HONOUR_TABLE if honours else _SUIT_TABLE
@@ -251,7 +287,7 @@ def _part_completions(pattern: bytes, part: int) -> tuple[tuple[int, ...], bool]
     found = []
     for i in range(len(pattern)):
         if pattern[i] < 4:
-            trial = pattern[:i] + bytes((pattern[i] + 1,)) + pattern[i + 1 :]
+            trial = (*pattern[:i], pattern[i] + 1, *pattern[i + 1 :])
             if trial in table:
                 found.append(offset + i)
     return tuple(found), (sum(pattern) + 1) % 3 == 2
@@ -264,7 +300,7 @@ def ready_waits(counts: Sequence[int]) -> list[int]:
     into sets (the changed part then takes the pair), or all but one, which holds the pair.
     Each part's completions are cached by its pattern.
     """
-    b = bytes(counts)
+    b = tuple(counts)
     parts = (b[0:9], b[9:18], b[18:27], b[27:34])
     get = _SUIT_TABLE.get
     status = (get(parts[0]), get(parts[1]), get(parts[2]), _HONOUR_TABLE.get(parts[3]))

@@ -10,6 +10,8 @@ pairs left in hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import product
 from typing import NamedTuple
 
 from bot.rules.analysis import (
@@ -17,10 +19,12 @@ from bot.rules.analysis import (
     KONG,
     PAIR,
     PUNG,
+    Arrangement,
     SetInfo,
-    arrangements,
     is_seven_pairs,
     is_thirteen_heads,
+    part_arrangements,
+    part_pairs,
     ready_waits,
 )
 from bot.rules.hand import DEALT, DISCARD, Hand, Win
@@ -184,6 +188,151 @@ def _chow_role(start: int, tile: int) -> str:
     return "chow-open"
 
 
+_Ways = tuple[tuple[Arrangement, str], ...]
+
+
+class _PartReadings:
+    """What the readings of one part (a suit or the honours) of a complete hand take from it,
+    built once per part pattern: its pairs (0 or 1); each division's sets and the tile of its
+    pair (None when the pair lies in another part); and, per winning tile in the part and
+    whether it was claimed, each division with every distinct set holding that tile tried as
+    the one it completed (:meth:`ways`)."""
+
+    __slots__ = ("_ways", "divisions", "empty", "pair", "pairs", "part", "sets", "single")
+
+    def __init__(self, pattern: tuple[int, ...], part: int, pairs: int) -> None:
+        self.part = part
+        self.pairs = pairs
+        self.empty = not any(pattern)
+        divisions = []
+        for sets in part_arrangements(pattern, part):
+            pair = None
+            for item in sets:
+                if item.kind == PAIR:
+                    pair = item.tile
+            divisions.append((sets, pair))
+        self.divisions: tuple[tuple[Arrangement, int | None], ...] = tuple(divisions)
+        # The common case, one division: its sets and pair at hand.
+        self.single = len(divisions) == 1
+        self.sets, self.pair = divisions[0]
+        self._ways: dict[int, tuple[_Ways, ...]] = {}
+
+    def ways(self, win_tile: int, by_discard: bool) -> tuple[_Ways, ...]:
+        """For each division, the ways the winning tile can have completed it: the sets with
+        the completed set marked (exposed when claimed by discard), and the tile's role."""
+        key = 2 * win_tile + by_discard
+        found = self._ways.get(key)
+        if found is not None:
+            return found
+        out = []
+        for sets, _ in self.divisions:
+            tried: list[SetInfo] = []
+            ways: list[tuple[Arrangement, str]] = []
+            for index, item in enumerate(sets):
+                kind, tile = item.kind, item.tile
+                if kind == CHOW:
+                    if not tile <= win_tile <= tile + 2:
+                        continue
+                    role = _chow_role(tile, win_tile)
+                elif tile != win_tile:
+                    continue
+                else:
+                    role = "pair" if kind == PAIR else "pung"
+                if item in tried:
+                    continue
+                tried.append(item)
+                completed = _new_set(SetInfo, (kind, tile, not by_discard, True))
+                ways.append(((*sets[:index], completed, *sets[index + 1 :]), role))
+            out.append(tuple(ways))
+        found = tuple(out)
+        self._ways[key] = found
+        return found
+
+
+# Per part, by pattern: only patterns that divide are kept, so the domain is finite (the part
+# tables of bot.rules.analysis) and every entry is built from immutable inputs alone.
+_PART_READINGS: tuple[dict[tuple[int, ...], _PartReadings], ...] = ({}, {}, {}, {})
+
+
+def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
+    pairs = part_pairs(pattern, part)
+    if pairs is None:
+        return None
+    found = _PART_READINGS[part][pattern] = _PartReadings(pattern, part, pairs)
+    return found
+
+
+def _standard_readings(
+    concealed: Sequence[int], declared: tuple[SetInfo, ...], win_tile: int | None, by_discard: bool
+) -> list[Reading]:
+    """The readings of sets and a pair, arrangement by arrangement in the order of
+    :func:`~bot.rules.analysis.arrangements` (each part's divisions in turn, suits then
+    honours), then set by set; empty when the concealed tiles do not divide."""
+    t = tuple(concealed)
+    c0, c1, c2, c3 = _PART_READINGS
+    r0 = c0.get(t[0:9]) or _part_readings(t[0:9], 0)
+    r1 = c1.get(t[9:18]) or _part_readings(t[9:18], 1)
+    r2 = c2.get(t[18:27]) or _part_readings(t[18:27], 2)
+    r3 = c3.get(t[27:34]) or _part_readings(t[27:34], 3)
+    if r0 is None or r1 is None or r2 is None or r3 is None:
+        return []
+    if r0.pairs + r1.pairs + r2.pairs + r3.pairs != 1:
+        return []
+    win_part = -1
+    if win_tile is not None:
+        if not 0 <= win_tile < N_KINDS:
+            return []  # a winning tile that is no playing tile completes nothing
+        win_part = win_tile // 9
+    if r0.single and r1.single and r2.single and r3.single:
+        # One arrangement: its sets in part order, the winning part's ways in place.
+        head = declared
+        tail: Arrangement = ()
+        ways: _Ways | None = None
+        for info in (r0, r1, r2, r3):
+            if info.part == win_part:
+                ways = info.ways(win_tile, by_discard)[0]  # type: ignore[arg-type]
+            elif ways is None:
+                head += info.sets
+            else:
+                tail += info.sets
+        pair = (r0 if r0.pairs else r1 if r1.pairs else r2 if r2.pairs else r3).pair
+        if ways is None:
+            return [_new_reading(Reading, (head, (pair,), None, None))]
+        return [
+            _new_reading(Reading, (head + sets + tail, (pair,), role, None)) for sets, role in ways
+        ]
+    readings: list[Reading] = []
+    choices = []
+    for info in (r0, r1, r2, r3):
+        if info.part == win_part:
+            ways_of = info.ways(win_tile, by_discard)  # type: ignore[arg-type]
+            choices.append(
+                [(sets, pair, w) for (sets, pair), w in zip(info.divisions, ways_of, strict=True)]
+            )
+        elif not info.empty:
+            choices.append([(sets, pair, None) for sets, pair in info.divisions])
+    for combo in product(*choices):
+        head = declared
+        tail = ()
+        ways = None
+        pair = None
+        for sets, part_pair, part_ways in combo:
+            if part_pair is not None:
+                pair = part_pair
+            if part_ways is not None:
+                ways = part_ways
+            elif ways is None:
+                head += sets
+            else:
+                tail += sets
+        if win_tile is None:
+            readings.append(_new_reading(Reading, (head, (pair,), None, None)))
+        else:
+            for sets, role in ways:  # type: ignore[union-attr]
+                readings.append(_new_reading(Reading, (head + sets + tail, (pair,), role, None)))
+    return readings
+
+
 def winning_readings(
     hand: Hand,
     win: Win,
@@ -195,43 +344,20 @@ def winning_readings(
     """Every reading of a complete hand with ``sets_needed`` sets and a pair.
 
     For each arrangement of the concealed tiles, each distinct set holding the winning tile
-    is tried as the one it completed; claimed by discard, that set counts as exposed.
+    is tried as the one it completed; claimed by discard, that set counts as exposed. The work
+    is done per part (three suits, the honours) and kept by the part's pattern: the winning
+    tile lies in one part, and the other parts' divisions do not depend on it.
     """
     if concealed is None:
         concealed = counts_of(hand.concealed)
-    declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in hand.melds])
-    readings: list[Reading] = []
+    melds = hand.melds
     win_tile = win.tile if win.by != DEALT else None
-    by_discard = win.by == DISCARD
-    n_declared = len(declared)
-    for arrangement in arrangements(concealed):
-        if len(arrangement) - 1 + n_declared != sets_needed:
-            continue
-        for item in arrangement:
-            if item.kind == PAIR:
-                pair = item.tile
-                break
-        if win_tile is None:
-            readings.append(Reading(declared + arrangement, (pair,)))
-            continue
-        tried: list[SetInfo] = []
-        for index, item in enumerate(arrangement):
-            kind, tile = item.kind, item.tile
-            if kind == CHOW:
-                if not tile <= win_tile <= tile + 2:
-                    continue
-                role = _chow_role(tile, win_tile)
-            elif tile != win_tile:
-                continue
-            else:
-                role = "pair" if kind == PAIR else "pung"
-            if item in tried:
-                continue
-            tried.append(item)
-            completed = _new_set(SetInfo, (kind, tile, not by_discard, True))
-            sets = declared + arrangement[:index] + (completed,) + arrangement[index + 1 :]
-            readings.append(_new_reading(Reading, (sets, (pair,), role, None)))
-    if not hand.melds and len(hand.concealed) == 14:
+    if (sum(concealed) - 2) // 3 + len(melds) == sets_needed:
+        declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
+        readings = _standard_readings(concealed, declared, win_tile, win.by == DISCARD)
+    else:
+        readings = []
+    if not melds and len(hand.concealed) == 14:
         if "thirteen-heads" in specials and is_thirteen_heads(concealed):
             pair = next(t for t in range(N_KINDS) if concealed[t] == 2)
             readings.append(Reading((), (pair,), None, "thirteen-heads"))
