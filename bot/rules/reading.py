@@ -28,6 +28,7 @@ from bot.rules.analysis import (
     ready_waits,
 )
 from bot.rules.hand import DEALT, DISCARD, Hand, Win
+from bot.rules.melds import Kind
 from bot.rules.tiles import N_KINDS, counts_of, format_tiles, is_dragon, is_honour
 
 
@@ -42,12 +43,17 @@ class Reading(NamedTuple):
     special: str | None = None
 
 
-_NO_SIMPLES = bytes(7)
-_EMPTY_SUIT = bytes(9)
+_ZERO7 = (0,) * 7
+_ZERO9 = (0,) * 9
+# Tiles a declared meld counts for in a hand's size: a kong counts as three (Pung Chow p.24).
+_COUNTED = {Kind.CHOW: 3, Kind.PUNG: 3, Kind.KONG: 3, Kind.PAIR: 2}
 
 
 class Facts:
-    """What every reading of one hand shares, computed once."""
+    """What every reading of one hand shares, computed once: the counts of the concealed tiles
+    and of all the player's tiles, the hand's size as the texts count it (``tile_count``),
+    whether a flower or season was given among the concealed tiles (``stray``), and what the
+    tiles are made of (one suit, honours, middle numbers)."""
 
     __slots__ = (
         "_unique_wait",
@@ -60,34 +66,53 @@ class Facts:
         "no_simples",
         "one_suit",
         "one_suit_with_honours",
+        "stray",
         "suits",
         "terminals_only",
+        "tile_count",
         "win",
     )
 
     def __init__(self, hand: Hand, win: Win | None = None) -> None:
-        concealed = counts_of(hand.concealed)
+        # counts_of and Meld.tiles, written out: this runs once per hand scored.
+        concealed = [0] * N_KINDS
+        stray = False
+        for tile in hand.concealed:
+            if tile < N_KINDS:
+                concealed[tile] += 1
+            else:
+                stray = True
         self.concealed = concealed
-        if hand.melds:
-            counts = list(concealed)
-            for meld in hand.melds:
-                for tile in meld.tiles:
+        self.stray = stray
+        melds = hand.melds
+        size = len(hand.concealed)
+        if melds:
+            counts = concealed.copy()
+            for meld in melds:
+                tile, kind = meld.tile, meld.kind
+                size += _COUNTED[kind]
+                if kind is Kind.CHOW:
                     counts[tile] += 1
+                    counts[tile + 1] += 1
+                    counts[tile + 2] += 1
+                else:
+                    counts[tile] += 2 if kind is Kind.PAIR else 3 if kind is Kind.PUNG else 4
         else:
             counts = concealed
+        self.tile_count = size
         self.counts = counts
         self.win = win
         self.flowers = hand.flowers
-        b = bytes(counts)
-        used = (b[0:9] != _EMPTY_SUIT, b[9:18] != _EMPTY_SUIT, b[18:27] != _EMPTY_SUIT)
+        b = tuple(counts)
+        used = (b[0:9] != _ZERO9, b[9:18] != _ZERO9, b[18:27] != _ZERO9)
         self.suits = used
         n_suits = used[0] + used[1] + used[2]
-        honours = b[27:34] != _NO_SIMPLES
+        honours = b[27:34] != _ZERO7
         self.has_honours = honours
         self.all_honours = honours and not n_suits
         self.one_suit = n_suits == 1 and not honours
         self.one_suit_with_honours = n_suits == 1 and honours
-        no_simples = b[1:8] == _NO_SIMPLES and b[10:17] == _NO_SIMPLES and b[19:26] == _NO_SIMPLES
+        no_simples = b[1:8] == _ZERO7 and b[10:17] == _ZERO7 and b[19:26] == _ZERO7
         self.no_simples = no_simples
         self.terminals_only = no_simples and not honours
         self.all_simples = (

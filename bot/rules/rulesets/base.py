@@ -119,10 +119,18 @@ class RuleSet:
 
     # -- checking a hand -------------------------------------------------------------------
     def check_hand(
-        self, hand: Hand, win: Win | None, options: Options, counts: list[int] | None = None
+        self,
+        hand: Hand,
+        win: Win | None,
+        options: Options,
+        counts: list[int] | None = None,
+        facts: Facts | None = None,
     ) -> None:
-        """Reject what no table could hold: a fifth tile, a wrong count, a stray bonus tile."""
-        if counts is None:
+        """Reject what no table could hold: a fifth tile, a wrong count, a stray bonus tile.
+        ``facts`` (of this hand) saves counting the tiles again."""
+        if facts is not None:
+            counts = facts.counts
+        elif counts is None:
             counts = hand.counts()
         if max(counts) > 4:
             tile = next(t for t in range(N_KINDS) if counts[t] > 4)
@@ -136,10 +144,10 @@ class RuleSet:
                 raise HandError(
                     "this table plays without flowers and seasons (turn the flowers option on)"
                 )
-        if hand.concealed and max(hand.concealed) >= N_KINDS:
+        if facts.stray if facts is not None else hand.concealed and max(hand.concealed) >= N_KINDS:
             raise HandError("flowers and seasons are exposed at once, not held in hand")
         expected = self.hand_size + (1 if win is not None else 0)
-        have = hand.tile_count()
+        have = facts.tile_count if facts is not None else hand.tile_count()
         if have != expected:
             role = "a winning" if win is not None else "a losing"
             raise HandError(
@@ -165,7 +173,7 @@ class RuleSet:
         """Score a hand: the winner's (``win`` given) or a loser's. Raises HandError."""
         opts = options if isinstance(options, _ResolvedTypes) else self.options(options)
         facts = Facts(hand, win)
-        self.check_hand(hand, win, opts, facts.counts)
+        self.check_hand(hand, win, opts, facts=facts)
         if win is None:
             return self.score_reading(losing_reading(hand), facts, hand, situation, None, opts)
         readings = winning_readings(

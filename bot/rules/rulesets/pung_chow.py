@@ -14,11 +14,12 @@ from bot.rules.hand import DEALT, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading
 from bot.rules.rulesets.base import Lines, Outcome, RuleSet
-from bot.rules.score import Payment, Score, ScoreLine
+from bot.rules.score import Payment, Score, ScoreLine, line_doubles, line_points, new_score
 from bot.rules.tiles import (
     DRAGON_NAMES,
     DRAGONS,
     EAST,
+    RED,
     WHITE,
     bonus_wind,
     is_dragon,
@@ -132,7 +133,7 @@ class PungChow(RuleSet):
     def pair_points(self, tile: int, situation: Situation) -> int:
         """Pair of any dragon or the player's own wind: 2 (score card p.3; Example 12 note:
         "Dragons and own wind are only pairs that score, and they are limited to two points")."""
-        if is_dragon(tile) or tile == wind_tile(situation.seat_wind):
+        if WHITE <= tile <= RED or tile == EAST + situation.seat_wind:
             return 2
         return 0
 
@@ -150,15 +151,19 @@ class PungChow(RuleSet):
         options: Options,
     ) -> Score:
         # The hottest function of the scorer: plain lists and prebuilt lines (see fixed_lines
-        # and combination_lines), no per-line method calls.
+        # and combination_lines), no per-line method calls, no generator expressions.
         fixed = self.fixed_lines(options["mahjong_bonus"])
         items: list[ScoreLine] = []
         sets = reading.sets
         if win is not None:
             items.append(fixed["mahjong"])
-            if not any(s.kind == CHOW for s in sets):
+            for s in sets:
+                if s.kind == CHOW:
+                    break
+            else:
                 items.append(fixed["no-sequences"])
-            if win.by == LOOSE_TILE:
+            by = win.by
+            if by == LOOSE_TILE:
                 if (
                     not self.loose_tile_after_kong_only
                     or hand.kong_count
@@ -166,7 +171,7 @@ class PungChow(RuleSet):
                 ):
                     items.append(fixed["loose-tile"])
                 items.append(fixed["drawn"])
-            elif win.by == SELF_DRAW:
+            elif by == SELF_DRAW:
                 items.append(fixed["drawn"])
             if facts.unique_wait(hand, reading):
                 items.append(fixed["only-place"])
@@ -175,11 +180,12 @@ class PungChow(RuleSet):
         doubles: list[ScoreLine] = []
         combination = combination_lines(self.source_combination)
         for s in sets:
-            if s.kind == PUNG or s.kind == KONG:
-                items.append(combination[s.kind, s.tile, s.concealed])
-                if s.tile >= WHITE:
-                    doubles.append(fixed[s.tile])
-                elif s.tile == own:
+            kind, tile, concealed, _ = s
+            if kind in (PUNG, KONG):
+                items.append(combination[kind, tile, concealed])
+                if tile >= WHITE:
+                    doubles.append(fixed[tile])
+                elif tile == own:
                     doubles.append(fixed["own-wind"])
         best_pair = 0
         for tile in reading.pairs:
@@ -210,9 +216,8 @@ class PungChow(RuleSet):
             lines = Lines()
             self.add_bonus_doubles(lines, hand, situation)
             items.extend(lines.items)
-        points = sum(line.points for line in items)
-        total = points << sum(line.doubles for line in items)
-        return Score(tuple(items), total, reading=reading, winner=win is not None)
+        total = sum(map(line_points, items)) << sum(map(line_doubles, items))
+        return new_score(Score, (tuple(items), total, None, reading, win is not None, False))
 
     @cache  # noqa: B019 - rule sets are module singletons; a few entries per bonus value
     def fixed_lines(self, mahjong_bonus: int) -> dict[str | int, ScoreLine]:
