@@ -171,26 +171,23 @@ class SetStats:
         chow_starts: list[int] = []
         dragon_pungs: list[int] = []
         wind_pungs: list[int] = []
-        pungs = hidden = kongs = sets = 0
-        for s in reading.sets:
-            kind = s.kind
-            if kind == PAIR:
-                continue
-            sets += 1
+        pungs = hidden = kongs = 0
+        for kind, tile, concealed, _ in reading.sets:
             if kind == CHOW:
-                chow_starts.append(s.tile)
-                continue
-            pungs += 1
-            if kind == KONG:
-                kongs += 1
-            if s.concealed:
-                hidden += 1
-            if s.tile >= 31:
-                dragon_pungs.append(s.tile)
-            elif s.tile >= 27:
-                wind_pungs.append(s.tile)
-        self.sets = sets
-        self.chows = len(chow_starts)
+                chow_starts.append(tile)
+            elif kind != PAIR:
+                pungs += 1
+                if kind == KONG:
+                    kongs += 1
+                if concealed:
+                    hidden += 1
+                if tile >= 31:
+                    dragon_pungs.append(tile)
+                elif tile >= 27:
+                    wind_pungs.append(tile)
+        chows = len(chow_starts)
+        self.sets = chows + pungs
+        self.chows = chows
         self.chow_starts = chow_starts
         self.pungs = pungs
         self.hidden_pungs = hidden

@@ -17,10 +17,11 @@ from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats, losing_reading, winning_readings
 from bot.rules.rulesets.base import Lines
 from bot.rules.rulesets.pung_chow import PungChow, set_label
-from bot.rules.score import Payment, Score, ScoreLine
+from bot.rules.score import Payment, Score, ScoreLine, line_doubles, line_points, new_score
 from bot.rules.tiles import (
     DRAGON_NAMES,
     DRAGONS,
+    EAST,
     WHITE,
     WINDS,
     counts_of,
@@ -75,6 +76,19 @@ _DRAGON_SET = {
 }
 
 
+_ONE_SUIT = ScoreLine("All one suit", 0, 3, DOUBLING)
+_ONE_SUIT_WITH_HONOURS = ScoreLine("All one suit except winds or dragons", 0, 1, DOUBLING)
+_LAST_TILE = ScoreLine("Winning tile drawn from the last tile of the wall", 0, 1, BONUS)
+_LOOSE_TILE = ScoreLine("Winning on a draw from a loose tile", 0, 1, BONUS)
+_FOURTH_TILE = ScoreLine("Completing the hand with the fourth tile of an exposed set", 0, 1, BONUS)
+
+
+@cache
+def first_discard_line(points: int) -> ScoreLine:
+    """Half the limit, added after the doubling (p.62)."""
+    return ScoreLine("Winning on the first discard: half the limit", points, 0, BONUS)
+
+
 @cache
 def mahjong_line(points: int) -> ScoreLine:
     return ScoreLine("Mah-Jongg", points, 0, BONUS)
@@ -100,6 +114,15 @@ def value_line(kind: int, tile: int, concealed: bool, winning_hand: bool) -> Sco
     table = KONG_VALUES if kind == KONG else WIN_PUNG if winning_hand else OTHER_PUNG
     points = table[is_head(tile)][1 if concealed else 0]
     return ScoreLine(set_label(kind, tile, concealed), points, 0, VALUES)
+
+
+# The winning hand's set lines (p.65), by (kind, tile, concealed).
+_WINNING_VALUE_LINES = {
+    (kind, tile, concealed): value_line(kind, tile, concealed, True)
+    for kind in (PUNG, KONG)
+    for tile in range(34)
+    for concealed in (False, True)
+}
 
 
 class PungChowLimit(PungChow):
@@ -215,49 +238,58 @@ class PungChowLimit(PungChow):
             return Score(
                 (line,), limit, limit_hand=LIMIT_HAND_NAMES[special], reading=reading, winner=True
             )
-        lines = Lines()
-        lines.push(mahjong_line(options["mahjong_bonus"]))
-        drawn = win.by == SELF_DRAW or win.by == LOOSE_TILE
-        for s in reading.sets:
-            if s.kind == PUNG or s.kind == KONG:
-                lines.push(value_line(s.kind, s.tile, s.concealed, True))
+        # Plain lists and prebuilt lines: this runs for every reading of every winning hand.
+        items = [mahjong_line(options["mahjong_bonus"])]
+        by = win.by
+        drawn = by in (SELF_DRAW, LOOSE_TILE)
+        values = _WINNING_VALUE_LINES
+        for kind, tile, concealed, _ in reading.sets:
+            if kind in (PUNG, KONG):
+                items.append(values[kind, tile, concealed])
         pair = reading.pairs[0]
         role = reading.win_role
         if role == "pair":
-            lines.push(pair_completion_line(pair, situation.seat_wind, situation.round_wind, drawn))
+            items.append(
+                pair_completion_line(pair, situation.seat_wind, situation.round_wind, drawn)
+            )
         else:
             points = self.pair_points(pair, situation)
             if points:
-                lines.push(other_pair_line(pair, points))
+                items.append(other_pair_line(pair, points))
         if role is not None and role.startswith("chow"):
             if drawn:
-                lines.push(_SEQUENCE_BY_DRAW)
+                items.append(_SEQUENCE_BY_DRAW)
             elif role == "chow-middle":
-                lines.push(_SEQUENCE_MIDDLE)
+                items.append(_SEQUENCE_MIDDLE)
             elif role == "chow-edge":
-                lines.push(_SEQUENCE_EDGE)
-        if len(lines.items) == 1:
-            lines.push(_NO_OTHER_SCORE)
+                items.append(_SEQUENCE_EDGE)
+        if len(items) == 1:
+            items.append(_NO_OTHER_SCORE)
         if stats.chows == 0:
-            lines.push(_NO_SEQUENCES)
-        self.add_set_doubles(lines, reading, situation)
+            items.append(_NO_SEQUENCES)
+        items.extend(set_double_lines(reading, situation))
         if facts.one_suit:
-            lines.double("All one suit", 3, DOUBLING)
+            items.append(_ONE_SUIT)
         elif facts.one_suit_with_honours:
-            lines.double("All one suit except winds or dragons", 1, DOUBLING)
-        if "last-tile" in win.flags and drawn:
-            lines.double("Winning tile drawn from the last tile of the wall", 1, BONUS)
-        if win.by == LOOSE_TILE:
-            lines.double("Winning on a draw from a loose tile", 1, BONUS)
-        if any(m.tile == win.tile and m.kind == PUNG and not m.concealed for m in hand.melds):
-            lines.double("Completing the hand with the fourth tile of an exposed set", 1, BONUS)
+            items.append(_ONE_SUIT_WITH_HONOURS)
+        flags = win.flags
+        if drawn and "last-tile" in flags:
+            items.append(_LAST_TILE)
+        if by == LOOSE_TILE:
+            items.append(_LOOSE_TILE)
+        for meld in hand.melds:
+            if meld.tile == win.tile and meld.kind == PUNG and not meld.concealed:
+                items.append(_FOURTH_TILE)
+                break
         if hand.flowers:
+            lines = Lines()
             self.add_bonus_doubles(lines, hand, situation)
-        if "first-discard" in win.flags:
-            lines.add_after_doubling(
-                "Winning on the first discard: half the limit", limit // 2, BONUS
-            )
-        return Score(tuple(lines.items), lines.total, reading=reading, winner=True)
+            items.extend(lines.items)
+        total = sum(map(line_points, items)) << sum(map(line_doubles, items))
+        if "first-discard" in flags:
+            items.append(first_discard_line(limit // 2))
+            total += limit // 2
+        return new_score(Score, (tuple(items), total, None, reading, True, False))
 
     def score_other_hand(
         self, reading: Reading, facts: Facts, hand: Hand, situation: Situation
@@ -280,19 +312,28 @@ class PungChowLimit(PungChow):
     def add_set_doubles(lines: Lines, reading: Reading, situation: Situation) -> None:
         """Doubling honours 1-5 (p.67): own wind once, own wind in own round twice, each
         dragon set once."""
-        own = wind_tile(situation.seat_wind)
-        dragons = []
-        for s in reading.sets:
-            if s.kind == PUNG or s.kind == KONG:
-                if s.tile == own:
-                    if situation.round_wind == situation.seat_wind:
-                        lines.push(_OWN_WIND_IN_OWN_ROUND)
-                    else:
-                        lines.push(_OWN_WIND)
-                elif s.tile >= WHITE:
-                    dragons.append(_DRAGON_SET[s.tile])
-        for line in dragons:
+        for line in set_double_lines(reading, situation):
             lines.push(line)
+
+
+def set_double_lines(reading: Reading, situation: Situation) -> list[ScoreLine]:
+    """The lines of doubling honours 1-5 (p.67) a reading holds: own wind once, own wind in
+    own round twice, then each dragon set once."""
+    own = EAST + situation.seat_wind
+    out: list[ScoreLine] = []
+    dragons = []
+    for kind, tile, _, _ in reading.sets:
+        if kind in (PUNG, KONG):
+            if tile == own:
+                if situation.round_wind == situation.seat_wind:
+                    out.append(_OWN_WIND_IN_OWN_ROUND)
+                else:
+                    out.append(_OWN_WIND)
+            elif tile >= WHITE:
+                dragons.append(_DRAGON_SET[tile])
+    if dragons:
+        out.extend(dragons)
+    return out
 
 
 def washing_payments(seat: int, heads: int, seats: list[int]) -> list[Payment]:

@@ -9,7 +9,7 @@ Renchon antes as the text gives them. Where bonuses overlap, docs/rules.md says 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from bot.rules.analysis import KONG, PAIR, PUNG
@@ -17,7 +17,7 @@ from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situatio
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats
 from bot.rules.rulesets.base import Outcome, RuleSet, _ResolvedTypes
-from bot.rules.score import Payment, Score, ScoreLine
+from bot.rules.score import Payment, Score, ScoreLine, line_doubles, line_points, new_score
 from bot.rules.tiles import (
     DRAGON_NAMES,
     EAST,
@@ -92,6 +92,11 @@ _FUNDAMENTAL_LINES = {
     **{(PAIR, tile, True): fundamental_line(PAIR, tile, True) for tile in range(27, 34)},
     **{(-1, tile, True): fundamental_line(-1, tile, True) for tile in range(34, 42)},
 }
+
+
+@lru_cache(maxsize=4096)
+def rounding_line(rounded: int, points: int) -> ScoreLine:
+    return ScoreLine(f"Rounded to the nearest 10 ({rounded})", rounded - points, 0, FUND)
 
 
 def round_to_ten(points: int) -> int:
@@ -266,28 +271,31 @@ class Singapore(RuleSet):
         for pair in reading.pairs:
             if pair >= 27:
                 items.append(table[PAIR, pair, True])
-        for s in reading.sets:
-            if s.kind == PUNG or s.kind == KONG:
-                items.append(table[s.kind, s.tile, s.concealed])
+        for kind, tile, concealed, _ in reading.sets:
+            if kind in (PUNG, KONG):
+                items.append(table[kind, tile, concealed])
         for tile in hand.flowers:
             items.append(table[-1, tile, True])
         role = reading.win_role
         if role is not None and role != "pung":
             items.append(_EYE_OR_CHOW)
-        if win.by == SELF_DRAW or win.by == LOOSE_TILE:
+        by = win.by
+        if by in (SELF_DRAW, LOOSE_TILE):
             items.append(_DRAWN)
         bonuses = self.bonuses(reading, stats, facts, hand, situation, win, options)
-        if not bonuses and win.by == DISCARD and all(m.concealed for m in hand.melds):
-            items.append(_HIDDEN_ON_DISCARD)
-        points = sum(line.points for line in items)
+        if not bonuses and by == DISCARD:
+            for meld in hand.melds:
+                if not meld.concealed:
+                    break
+            else:
+                items.append(_HIDDEN_ON_DISCARD)
+        points = sum(map(line_points, items))
         rounded = round_to_ten(points)
         if rounded != points:
-            items.append(
-                ScoreLine(f"Rounded to the nearest 10 ({rounded})", rounded - points, 0, FUND)
-            )
+            items.append(rounding_line(rounded, points))
         items.extend(bonuses)
-        total = rounded << sum(line.doubles for line in bonuses)
-        return Score(tuple(items), total, reading=reading, winner=True)
+        total = rounded << sum(map(line_doubles, bonuses))
+        return new_score(Score, (tuple(items), total, None, reading, True, False))
 
     @staticmethod
     def _middle_chows(stats: SetStats, options: Options) -> bool:
