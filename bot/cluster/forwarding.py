@@ -61,6 +61,11 @@ GIVE_UP = 14 * 60.0  # the interaction's token lasts 15 minutes: no answer can c
 HANDLED_KEPT = 2000  # interaction ids remembered, so a resent press is run once
 
 
+#: Every process listens here for members' settings saved by another (``/mahjong settings``
+#: reaches the process of the member's server; their tables may run anywhere).
+MEMBERS_CHANNEL = "mj_member_settings"
+
+
 def channel_of(owner: str) -> str:
     """The NOTIFY channel of a process (an identifier of at most 63 bytes)."""
     return "mj_press_" + hashlib.sha1(owner.encode()).hexdigest()[:24]
@@ -241,6 +246,23 @@ class PressForwarder:
 
         self._conn = await asyncpg.connect(self.db.target)
         await self._conn.add_listener(self.channel, self._notified)
+        await self._conn.add_listener(MEMBERS_CHANNEL, self._member_settings)
+        if self._service is not None:
+            self._service.share_members = self.share_member_settings
+
+    async def share_member_settings(self, user_id: int, values: dict[str, bool]) -> None:
+        """Tell every process a member's settings (this one included: it ignores nothing)."""
+        await self._notify(MEMBERS_CHANNEL, {"user": user_id, "settings": values})
+
+    def _member_settings(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        try:
+            message = json.loads(payload)
+            user, values = int(message["user"]), dict(message["settings"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("a malformed message on %s", channel)
+            return
+        if self._service is not None:
+            self._service.member_settings_shared(user, values)
 
     async def stop(self) -> None:
         for task in list(self._tasks):
@@ -372,6 +394,11 @@ class PressForwarder:
         await self._notify(reply_to, {"op": "working", "id": press_id})
         try:
             interaction = rebuild(self.bot._connection, message["interaction"], message["ack"])
+            # The member's language, as a press received here teaches it (bot/app.py
+            # on_interaction): this process writes their DMs.
+            locales = getattr(self.bot, "member_locales", None)
+            if locales is not None:
+                await locales.remember(interaction.user.id, interaction.locale)
             await self.route(message["kind"], interaction, message["groups"])
         finally:
             self._handled[press_id] = True

@@ -5,6 +5,7 @@ hand-over itself runs in tests/e2e/test_failover.py."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -169,3 +170,76 @@ def test_my_hand_is_acknowledged_privately_and_channels_are_per_process() -> Non
     assert acknowledgement("command", {"table": "1", "verb": "end"}) == (False, True)
     one, other = channel_of("host:1:aa"), channel_of("host:2:bb")
     assert one != other and len(one) <= 63 and one.isidentifier()
+
+
+@pytest.mark.postgres
+async def test_a_members_settings_reach_every_process(postgres_url) -> None:
+    """``/mahjong settings`` reaches the process of the member's server; the process running
+    their table (which reads auto_pass_chows and pings) learns the change at once."""
+    from bot.cluster.forwarding import PressForwarder
+    from bot.store.database import open_database
+    from bot.store.member_settings_repo import MemberSettingsRepository
+    from tests.cluster.test_ownership import process
+    from tests.store.helpers import FakeClock
+    from tests.tables.fakes import MemoryLedger
+
+    clock, ledger = FakeClock(), MemoryLedger()
+    dbs = [await open_database(postgres_url) for _ in range(2)]
+    here, there = (process(db, clock, ledger) for db in dbs)
+    here.service.members = MemberSettingsRepository(dbs[0])
+    forwarders = [
+        PressForwarder(None, db, p.ownership) for db, p in zip(dbs, (here, there), strict=True)
+    ]
+    try:
+        for forwarder in forwarders:
+            await forwarder.start()
+        assert not there.service.member_settings(7).auto_pass_chows
+        await here.service.set_member_settings(7, auto_pass_chows=True, pings=False)
+        for _ in range(3000):  # the NOTIFY's round trip (a condition; 30 s at most)
+            if there.service.member_settings(7).auto_pass_chows:
+                break
+            await asyncio.sleep(0.01)
+        chosen = there.service.member_settings(7)
+        assert (chosen.auto_pass_chows, chosen.pings) == (True, False)
+        assert not there.service.member_settings(8).auto_pass_chows  # nobody else's
+    finally:
+        for forwarder in forwarders:
+            await forwarder.stop()
+        for db in dbs:
+            await db.close()
+
+
+async def test_the_owner_learns_the_language_of_a_press_handed_to_it(state) -> None:
+    """A press handed over is no gateway event in the owner (bot/app.py on_interaction does
+    not see it), yet the owner writes that member's DMs: it learns their locale from it."""
+    from types import SimpleNamespace
+
+    from bot.cluster.forwarding import PressForwarder
+    from bot.i18n.locales import MemberLocales
+
+    data = gateway_payload(guild=False) | {"locale": "zh-TW"}
+    original = discord.Interaction(data=data, state=state)
+    bot = SimpleNamespace(_connection=state, member_locales=MemberLocales())
+    forwarder = PressForwarder(bot, None, SimpleNamespace(owner="host:1:aa", service=None))
+    ran: list[str] = []
+
+    async def route(kind: str, interaction: Any, groups: dict[str, str]) -> None:
+        ran.append(kind)
+
+    async def notify(channel: str, message: dict[str, Any]) -> None:
+        return None
+
+    forwarder.route = route  # type: ignore[method-assign]
+    forwarder._notify = notify  # type: ignore[method-assign]
+    message = {
+        "op": "press",
+        "id": original.id,
+        "reply_to": "mj_press_x",
+        "kind": "move",
+        "groups": {"table": "7"},
+        "ack": 6,
+        "interaction": press_payload(original),
+    }
+    await forwarder._received(json.loads(json.dumps(message)))
+    assert ran == ["move"]
+    assert bot.member_locales.get(original.user.id) == "zh-TW"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cluster.ownership import TableMoved
 from bot.i18n import N_
-from bot.service.tables.model import LiveTable, TableError
+from bot.service.tables.model import LiveTable, MemberSettings, TableError
 
 if TYPE_CHECKING:
     from bot.cluster.ownership import TableOwnership
@@ -37,6 +37,7 @@ class OwnedTables:
     tables: dict[int, LiveTable]
     by_channel: dict[int, int]
     _unrestored: dict[int, tuple[dict[str, Any], list[tuple[str, dict]]]]
+    _member_settings: dict[int, MemberSettings]
     store: Any
 
     def _restored(self, table_id: int) -> LiveTable | None:
@@ -109,6 +110,21 @@ class OwnedTables:
                 await self._save_seats(table)
             except Exception as exc:  # counted against the member until the next seat write
                 log.warning("table %s: could not undo a seat (%s)", table.id, exc)
+
+    async def _share_member_settings(self, user_id: int, values: dict[str, bool]) -> None:
+        """A member changed their settings here: the other processes, which may run their
+        tables (and read pings or auto_pass_chows there), learn them (``share_members``: set
+        by ``bot/cluster/forwarding.py``, a NOTIFY every process listens to)."""
+        share = getattr(self, "share_members", None)
+        if self.ownership is not None and share is not None:
+            await share(user_id, values)
+
+    def member_settings_shared(self, user_id: int, values: dict[str, Any]) -> None:
+        """Another process saved a member's settings: keep them for this process's tables."""
+        known = set(MemberSettings.__dataclass_fields__)
+        self._member_settings[user_id] = MemberSettings(
+            **{k: bool(v) for k, v in values.items() if k in known}
+        )
 
     async def table_here(self, channel_id: int, user_id: int) -> int:
         """The table a command used in ``channel_id`` by ``user_id`` is about: the one playing

@@ -322,6 +322,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
                 log.warning("could not save the settings of %s (%s)", user_id, exc)
                 raise WriteFailed(WRITE_FAILED) from exc
         self._member_settings[user_id] = settings
+        await self._share_member_settings(user_id, asdict(settings))
         return settings
 
     # -- the lobby ---------------------------------------------------------------------------
