@@ -307,10 +307,22 @@ class PressForwarder:
         if self.ownership.owns(table_id) or table_id in getattr(self._service, "finished", {}):
             return None
         owner = await self.ownership.owner_of(table_id)
+        if owner is None and not await self._is_open(table_id):
+            return None  # closed and given up: its handler answers (Play again, "closed")
         if owner is None and await self.ownership.claim(table_id):
             return None
         owner = owner or await self.ownership.owner_of(table_id)
         return None if owner in (None, self.ownership.owner) else owner
+
+    async def _is_open(self, table_id: int) -> bool:
+        """Whether the table is in its lobby or playing: only such a table is claimed for a
+        press (claiming a closed one would show its end again; the heartbeat alone takes a
+        closed table whose process died before giving it up)."""
+        service = self._service
+        if service is None:
+            return True
+        row = await service.store.get(table_id)
+        return row is not None and row["status"] in ("lobby", "playing")
 
     @property
     def _service(self) -> Any:

@@ -157,3 +157,30 @@ async def test_sqlite_runs_without_leases(db_path) -> None:
         assert services.tables._fence(1) == {}
     finally:
         await db.close()
+
+
+async def test_play_again_and_old_buttons_of_a_table_finished_elsewhere(two) -> None:
+    """A table finished by one process; "Play again" (or any old button) reaches the other
+    (the server's shard, or shard 0 for a DM). The other rebuilds the finished table for the
+    rematch, and a press on it never claims it (which would show its end a second time)."""
+    from bot.cluster.forwarding import PressForwarder
+
+    first, second, _ = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=70)
+    await first.service.start_game(table.id, ALICE, can_manage=False)
+    await settle(first.service, table)
+    await play_member(first.service, table, ALICE)
+    assert table.status == "finished"
+    await first.ownership.keeper.forget(table.id)  # its closing seconds are over
+    forwarder = PressForwarder(None, second.tables.db, second.ownership)
+    assert await forwarder._runner_of(table.id) is None  # answered there, not claimed
+    assert not second.ownership.owns(table.id)
+    assert second.service.notifier.of("game") == []  # its end not shown again
+    again = await second.service.rematch(table.id, ALICE)
+    assert again.status == "lobby" and again.id != table.id
+    assert (again.ruleset, again.hands, again.host_id) == (table.ruleset, 1, ALICE)
+    assert second.ownership.owns(again.id)
+    with pytest.raises(TableError, match="still open, or too old"):
+        await second.service.rematch(again.id, ALICE)

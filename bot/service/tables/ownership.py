@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cluster.ownership import TableMoved
 from bot.i18n import N_
+from bot.service.tables.events import rebuild
 from bot.service.tables.model import LiveTable, MemberSettings, TableError
 
 if TYPE_CHECKING:
@@ -125,6 +126,17 @@ class OwnedTables:
         self._member_settings[user_id] = MemberSettings(
             **{k: bool(v) for k, v in values.items() if k in known}
         )
+
+    async def _finished_elsewhere(self, table_id: int) -> LiveTable | None:
+        """With several processes: a finished table another process ran (its "Play again"
+        reaches whichever process has the server's shard), rebuilt from its row and events;
+        None if it is not finished. Without, None: this process ran every table."""
+        if self.ownership is None:
+            return None
+        loaded = await self.store.open_table(table_id, closed_too=True)
+        if loaded is None or loaded[0]["status"] != "finished":
+            return None
+        return rebuild(*loaded)
 
     async def table_here(self, channel_id: int, user_id: int) -> int:
         """The table a command used in ``channel_id`` by ``user_id`` is about: the one playing

@@ -426,7 +426,7 @@ class TableService(TableTimers, TableLifecycle, OwnedTables):
         """ "Play again" on a finished table: a new lobby in the same place with the same
         options and computer players; the members who sat there press Join again (a seat is
         never taken for someone who did not ask). The one who pressed is its host."""
-        old = self.finished.get(table_id)
+        old = self.finished.get(table_id) or await self._finished_elsewhere(table_id)
         if old is None:
             raise TableError(N_("That table is still open, or too old to play again."))
         if not any(p.user_id == user_id for p in old.players) and user_id != old.host_id:
