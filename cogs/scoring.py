@@ -417,17 +417,19 @@ def _card_alt(result: ScoreResult, locale: str = FALLBACK) -> str:
     )[:1000]
 
 
-def rules_message(topic: Topic, page: int = 0) -> tuple[discord.Embed, discord.ui.View]:
+def rules_message(
+    topic: Topic, page: int = 0, locale: str = FALLBACK
+) -> tuple[discord.Embed, discord.ui.View]:
     """A ``/rules`` answer: page ``page`` of the topic (bot/service/rules_pages.py: each
     fits one embed whatever the topic holds), ◀ ▶ when it has more than one, and the button
-    that shares the page shown."""
+    that shares the page shown. ``topic`` comes in its language; ``locale`` words the rest."""
     shown = pages(topic)
     page = max(0, min(page, len(shown) - 1))
     title = topic.title
     if shown[page].label:
         title += f": {shown[page].label}"
     if len(shown) > 1:
-        title += f" ({page + 1} of {len(shown)})"
+        title += _(locale, " ({page} of {pages})", page=page + 1, pages=len(shown))
     view = discord.ui.View(timeout=None)
     if len(shown) > 1:
         for emoji, to in (("\u25c0\ufe0f", page - 1), ("\u25b6\ufe0f", page + 1)):
@@ -439,7 +441,7 @@ def rules_message(topic: Topic, page: int = 0) -> tuple[discord.Embed, discord.u
                     disabled=not 0 <= to < len(shown),
                 )
             )
-    view.add_item(ShareRulesButton(topic.key, page if len(shown) > 1 else None))
+    view.add_item(ShareRulesButton(topic.key, page if len(shown) > 1 else None, locale))
     return make_embed(title, shown[page].text), view
 
 
@@ -450,10 +452,10 @@ class ShareRulesButton(
     """Under a private ``/rules`` answer: post the same text (the page shown) in the channel,
     for everyone."""
 
-    def __init__(self, topic: str, page: int | None = None) -> None:
+    def __init__(self, topic: str, page: int | None = None, locale: str = FALLBACK) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Share in the channel",
+                label=_(locale, "Share in the channel"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"mj:rules:share:{topic}" + (f":{page}" if page is not None else ""),
             )
@@ -473,9 +475,12 @@ class ShareRulesButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
             topic = None if self.topic == "topics" else self.topic
-            found = _scoring(interaction.client).rules_text(topic)
-            embed, _view = rules_message(found, self.page)
-            embed.set_footer(text=f"Shared by {display_name(interaction.user)} · /rules")
+            locale = answer_locale(interaction)  # shared in the channel: the server's language
+            found = _scoring(interaction.client).rules_text(topic, locale)
+            embed, _view = rules_message(found, self.page, locale)
+            embed.set_footer(
+                text=_(locale, "Shared by {name} · /rules", name=display_name(interaction.user))
+            )
             await interaction.response.send_message(
                 embed=embed, allowed_mentions=discord.AllowedMentions.none()
             )
@@ -506,18 +511,21 @@ class RulesPageButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
             topic = None if self.topic == "topics" else self.topic
-            found = _scoring(interaction.client).rules_text(topic)
-            embed, view = rules_message(found, self.page)
+            locale = answer_locale(interaction, private=True)
+            found = _scoring(interaction.client).rules_text(topic, locale)
+            embed, view = rules_message(found, self.page, locale)
             await interaction.response.edit_message(embed=embed, view=view)
         except Exception as exc:
             await handle_error(interaction, exc)
 
 
-def reading_embed(reading: HandReading) -> discord.Embed:
+def reading_embed(reading: HandReading, locale: str = FALLBACK) -> discord.Embed:
     """``/notation``'s answer: the compact form to paste, what each part became, the count."""
     text = "\n".join([f"`{reading.compact}`", "", *reading.lines, "", reading.verdict])
-    embed = make_embed("How the bot reads your hand", text)
-    embed.set_footer(text="/score takes the same text · /notation alone: how to write a hand")
+    embed = make_embed(_(locale, "How the bot reads your hand"), text)
+    embed.set_footer(
+        text=_(locale, "/score takes the same text · /notation alone: how to write a hand")
+    )
     return embed
 
 
@@ -622,7 +630,8 @@ class LookupCog(_ScoringCog):
         interaction: discord.Interaction,
         topic: app_commands.Range[str, 0, 60] | None = None,
     ) -> None:
-        embed, view = rules_message(self.service.rules_text(topic))
+        locale = answer_locale(interaction, private=True)
+        embed, view = rules_message(self.service.rules_text(topic, locale), locale=locale)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @score.autocomplete("hand")
@@ -636,14 +645,16 @@ class LookupCog(_ScoringCog):
             return []
         rules = getattr(interaction.namespace, "rules", None)
         name = rules if isinstance(rules, str) and rules in RULESETS else "pung-chow"
-        return [app_commands.Choice(name=hand_hint(current, name), value=current)]
+        locale = answer_locale(interaction, private=True)
+        return [app_commands.Choice(name=hand_hint(current, name, locale), value=current)]
 
     @rules.autocomplete("topic")
     async def _topic_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
+        locale = answer_locale(interaction, private=True)
         return [
-            app_commands.Choice(name=f"{t.key}: {t.summary}"[:100], value=t.key)
+            app_commands.Choice(name=f"{t.key}: {_(locale, t.summary)}"[:100], value=t.key)
             for t in matching_topics(current)
         ]
 
@@ -664,13 +675,16 @@ class LookupCog(_ScoringCog):
         rules: app_commands.Choice[str] | None = None,
     ) -> None:
         if hand is None:
-            found = self.service.rules_text("notation")
+            found = self.service.rules_text("notation", answer_locale(interaction, private=True))
             await interaction.response.send_message(
                 embed=make_embed(found.title, found.text), ephemeral=True
             )
             return
-        reading = read_hand(hand, rules.value if rules else "pung-chow")
-        await interaction.response.send_message(embed=reading_embed(reading), ephemeral=True)
+        locale = answer_locale(interaction, private=True)
+        reading = read_hand(hand, rules.value if rules else "pung-chow", locale)
+        await interaction.response.send_message(
+            embed=reading_embed(reading, locale), ephemeral=True
+        )
 
 
 class SettleCog(GuildOnly, _ScoringCog):

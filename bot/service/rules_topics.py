@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.i18n import FALLBACK, N_, _, catalogue_of
+
 
 @dataclass(frozen=True, slots=True)
 class Topic:
@@ -29,9 +31,9 @@ class Topic:
 _TOPICS = (
     Topic(
         "pung-chow",
-        "Pung Chow (1922), Part I: without a limit",
-        "the unlimited game: every hand scores, losers settle their differences",
-        """\
+        N_("Pung Chow (1922), Part I: without a limit"),
+        N_("the unlimited game: every hand scores, losers settle their differences"),
+        N_("""\
 **Rule set `pung-chow`**: L. L. Harr, *Pung Chow* (1922), Part I.
 - 136 tiles: three suits 1-9, four winds, three dragons (p.11). Mandarins (flowers and \
 seasons) are left out unless the `flowers` option is on (p.29).
@@ -45,13 +47,13 @@ scores nothing and pays everyone (p.24).
 - **Every hand scores** (p.29-31): the winner collects his full score from each player, then \
 the losers pay each other the differences (p.25). East pays and collects double (p.13, p.25). \
 No limit (p.56), though the bot offers one as an option.
-- Scores: `/rules scoring`. Settling: `/rules settling`.""",
+- Scores: `/rules scoring`. Settling: `/rules settling`."""),
     ),
     Topic(
         "pung-chow-limit",
-        "Pung Chow (1922), Part II: playing with a limit",
-        "the wind box, the limit, washing, limit hands, penalties",
-        """\
+        N_("Pung Chow (1922), Part II: playing with a limit"),
+        N_("the wind box, the limit, washing, limit hands, penalties"),
+        N_("""\
 **Rule set `pung-chow-limit`**: *Pung Chow* Part II (p.56-76).
 - Seats are drawn with the wind indicators; the **wind box** marks East and the round. \
 Four hands with each player East make a round, four rounds a set (p.57-59).
@@ -66,13 +68,13 @@ differently from Part I: `/rules limit-scoring`.
 fourth tile of an exposed set; half the limit for winning on the first discard.
 - **Limit hands** collect the limit from each: `/rules limit-hands`.
 - **Penalties** (p.67-69): a false Mah-Jongg, a discard that gives away a dangerous hand: \
-`/rules penalties`.""",
+`/rules penalties`."""),
     ),
     Topic(
         "filipino-16",
-        "Filipino/Taiwanese 16-tile mahjong",
-        "16-tile hands, five sets and a pair, a 300 limit, seasons",
-        """\
+        N_("Filipino/Taiwanese 16-tile mahjong"),
+        N_("16-tile hands, five sets and a pair, a 300 limit, seasons"),
+        N_("""\
 **Rule set `filipino-16`** (*Filipino/Taiwanese 16 Tile Mahjong*).
 - Each player holds **16 tiles**, East 17; a winning hand is **five sets and a pair**, 17 \
 tiles (The Play). A kong counts as three: with one kong a player holds 17 (Suggestions).
@@ -87,13 +89,13 @@ among themselves; East pays and collects double (Paying the Winner).
 hand counts only as 3 (Suggestions). Mah-Jongg 20, no runs 10, only Mah-Jongg 10, winning \
 piece drawn 2, only place 2, loose tile 10 (Score Sheet).
 - **Seasons** (optional): 4 points each in every hand; one own season doubles, both double \
-twice, all four of a colour double three times (Mahjong With the Seasons).""",
+twice, all four of a colour double three times (Mahjong With the Seasons)."""),
     ),
     Topic(
         "singapore",
-        "Simplified Singapore-style scoring",
-        "fundamental points, multiplying bonuses, maximum hands",
-        """\
+        N_("Simplified Singapore-style scoring"),
+        N_("fundamental points, multiplying bonuses, maximum hands"),
+        N_("""\
 **Rule set `singapore`** (*Mah-Jongg for Dummies, Part 4*).
 - **Only the winner scores**; losers do not settle among themselves ("I say, scotch it").
 - **Fundamental points**: Mah-Jongg 20; honour eyes 2; pungs 2/4 (middle numbers, \
@@ -107,13 +109,13 @@ the wall, no middle numbers... up to x16 for all middle numbers of one suit.
 orphans, nine gates, East's first 14 tiles...) pay the maximum: 2000, **East 3000**.
 - **East pays and is paid double**. The player whose discard gives the win **pays the other \
 players' shares** too.
-- Penalties, Furi Tem and Renchon: `/rules penalties`.""",
+- Penalties, Furi Tem and Renchon: `/rules penalties`."""),
     ),
     Topic(
         "scoring",
-        "Scoring without a limit (Pung Chow p.3, p.29-31)",
-        "the score card: bonus scores, sets, pairs, doubling honours",
-        """\
+        N_("Scoring without a limit (Pung Chow p.3, p.29-31)"),
+        N_("the score card: bonus scores, sets, pairs, doubling honours"),
+        N_("""\
 **Score card, hands without a limit** (*Pung Chow* p.3, explained p.29-31).
 **Winning hand only**: Mah-Jongg 20 · no sequences 10 · no other score than Mah-Jongg 10 · \
 winning on a loose tile 10 · drawing the winning piece 2 · filling the only place to win 2 \
@@ -128,13 +130,13 @@ with its ends face down counts as concealed (p.22-23).
 all one suit with honours: double once. All one suit, all honours, winning on the original \
 hand: double three times (p.3, p.31).
 Add the points, then double once per honour: 50 with five honours is 1,600 (p.31).
-`filipino-16` uses the same sheet; `pung-chow-limit`: `/rules limit-scoring`.""",
+`filipino-16` uses the same sheet; `pung-chow-limit`: `/rules limit-scoring`."""),
     ),
     Topic(
         "limit-scoring",
-        "Scoring with a limit (Pung Chow p.62-67)",
-        "Part II values: sets, pairs, filling a sequence, doubling honours",
-        """\
+        N_("Scoring with a limit (Pung Chow p.62-67)"),
+        N_("Part II values: sets, pairs, filling a sequence, doubling honours"),
+        N_("""\
 **Scoring values with a limit** (*Pung Chow* p.65-67).
 **Winning hand** (on table / in hand): Mah-Jongg 10 · no other score 10 · three of a kind \
 2-8: 2 / 6 · of heads: 4 / 10 · four of a kind 2-8: 8 / 16 · of heads: 16 / 32.
@@ -149,13 +151,13 @@ dragon once; all one suit with honours once; and, for the winner only, no sequen
 entirely one suit three times.
 **Bonus doubles** (p.62): winning on the last drawable tile, on a loose tile, or with the \
 fourth tile of an exposed set: once each.
-No payment exceeds the limit (East double): `/rules settling`.""",
+No payment exceeds the limit (East double): `/rules settling`."""),
     ),
     Topic(
         "limit-hands",
-        "Limit hands (Pung Chow p.62-64, singapore maximum hands)",
-        "hands worth the limit outright",
-        """\
+        N_("Limit hands (Pung Chow p.62-64, singapore maximum hands)"),
+        N_("hands worth the limit outright"),
+        N_("""\
 **Limit hands** (*Pung Chow* p.62-64): the winner collects the full limit from each player, \
 East double (limit Examples 5-7).
 1. Single heads: one of each head with a pair of one of them (thirteen orphans).
@@ -168,13 +170,13 @@ East double (limit Examples 5-7).
 **`singapore` maximum hands** pay the maximum (2000, East 3000): all 4 flowers or all 4 \
 seasons; East winning with his first 14 tiles; winning on East's first discard; 3 dragon \
 pungs; 4 wind pungs; 3 wind pungs and wind eyes; pungs and eyes of 1s and 9s only; all \
-honours; 4 hidden pungs; 4 kongs; nine gates; thirteen orphans; East's 9th Renchon win.""",
+honours; 4 hidden pungs; 4 kongs; nine gates; thirteen orphans; East's 9th Renchon win."""),
     ),
     Topic(
         "washing",
-        "Washing the tiles (Pung Chow p.61)",
-        "nine or more different heads in the dealt hand",
-        """\
+        N_("Washing the tiles (Pung Chow p.61)"),
+        N_("nine or more different heads in the dealt hand"),
+        N_("""\
 **Washing the tiles** (*Pung Chow* p.61, `pung-chow-limit`).
 A **head** is a 1, a 9, a wind or a dragon. A player whose *original* hand (13 tiles, East's \
 14, before any draw) holds **9 or more different heads** may call "no play", show the hand \
@@ -183,13 +185,13 @@ and collect from each player:
 The tiles are reshuffled and the wall built again; East keeps the wind box. East collects no \
 double when he washes, and pays no double when another player washes.
 Washing has preference over winning on the first discard (p.62); East winning on his original \
-draw has preference over washing (p.64). The `washing` option turns it off.""",
+draw has preference over washing (p.64). The `washing` option turns it off."""),
     ),
     Topic(
         "claims",
-        "Claiming discards: chow, pung, kong and precedence (Pung Chow p.18-23)",
-        "who may take a discard, and who wins when two want it",
-        """\
+        N_("Claiming discards: chow, pung, kong and precedence (Pung Chow p.18-23)"),
+        N_("who may take a discard, and who wins when two want it"),
+        N_("""\
 **Claiming a discard** (*Pung Chow* p.18-23).
 - **Chow**: only the next player (the discarder's right), only in his turn, with the two \
 other tiles of the run in hand; he exposes the run and discards (p.18).
@@ -203,13 +205,13 @@ discarder counter-clockwise takes it (rule 6). `filipino-16` adds: a chow comple
 is not overtaken by a pung.
 - **Kong**: a drawn fourth, or a set of three on the table completed by the drawn fourth; \
 draw a loose tile after each kong (p.22-23). An exposed set may not take a discarded fourth: \
-no set may hold two claimed tiles (p.23).""",
+no set may hold two claimed tiles (p.23)."""),
     ),
     Topic(
         "settling",
-        "Settling the scores (Pung Chow p.25, p.60)",
-        "who pays whom after a hand; East double; the limit",
-        """\
+        N_("Settling the scores (Pung Chow p.25, p.60)"),
+        N_("who pays whom after a hand; East double; the limit"),
+        N_("""\
 **Settling** (*Pung Chow* p.25).
 1. The winner collects his full score from each other player.
 2. The other three then settle the **differences** of their scores: the highest collects from \
@@ -223,13 +225,13 @@ losers' differences are capped the same way. A dead hand scores nothing and pays
 differences: only the winner is paid, and a discarder who gave the win pays for everyone.
 In this bot, `/settle` records a game played with real tiles: nothing counts (chips, \
 history, statistics, leaderboards) until every other player has pressed **Confirm**, \
-whatever the scores; unconfirmed, it expires after a day.""",
+whatever the scores; unconfirmed, it expires after a day."""),
     ),
     Topic(
         "penalties",
-        "Penalties (Pung Chow p.24, p.67-69, singapore)",
-        "false Mah-Jongg, dead hands, liable discards, Furi Tem, Renchon",
-        """\
+        N_("Penalties (Pung Chow p.24, p.67-69, singapore)"),
+        N_("false Mah-Jongg, dead hands, liable discards, Furi Tem, Renchon"),
+        N_("""\
 **Pung Chow**
 - A wrong number of tiles makes a hand **dead**: it scores nothing, pays everyone, collects \
 nothing (p.24).
@@ -244,13 +246,13 @@ doubling honours, or had no other choice of discard (note a).
 - **Furi Tem**: a player waiting on a tile he discarded must declare it; winning on that \
 discard undeclared costs half the maximum.
 - **Renchon**: East's consecutive wins; losers add an ante of 100 x the counters, a discarder \
-East wins on pays double the ante; East's ninth Renchon win is a maximum hand.""",
+East wins on pays double the ante; East's ninth Renchon win is a maximum hand."""),
     ),
     Topic(
         "flowers",
-        "Flowers and seasons (Pung Chow p.29, filipino-16, singapore)",
-        "the mandarins: optional bonus tiles and what they score",
-        """\
+        N_("Flowers and seasons (Pung Chow p.29, filipino-16, singapore)"),
+        N_("the mandarins: optional bonus tiles and what they score"),
+        N_("""\
 **Mandarins: flowers and seasons**, numbered 1-4 for East, South, West, North (`1f`-`4f` \
 flowers, `5f`-`8f` seasons; or `F1`-`F4`, `S1`-`S4`).
 - **Pung Chow** (p.29): usually left out. Drawn, they are laid out and replaced with a loose \
@@ -259,13 +261,13 @@ tile; each of the player's own wind doubles his score once. Option `flowers`.
 both double twice, all four of one colour double three times, in every hand.
 - **singapore**: on by default; 4 points each, a doubling bonus for one's own, and all four \
 flowers or all four seasons is a maximum hand.
-In `/score`, listing flowers in a hand plays with them.""",
+In `/score`, listing flowers in a hand plays with them."""),
     ),
     Topic(
         "notation",
-        "Writing a hand for /score and /settle",
-        "tiles, melds, the winning tile and how it was won",
-        """\
+        N_("Writing a hand for /score and /settle"),
+        N_("tiles, melds, the winning tile and how it was won"),
+        N_("""\
 **Writing a hand**: tokens separated by spaces.
 - Suits: `123m` or `123c` characters, `456p` or `456d` dots, `789s` or `789b` bamboo.
 - Honours: `E S W N` winds, `R G Wh` dragons (`EEE`, `RR`, `east`, `red`), or `1234567z`.
@@ -278,16 +280,19 @@ Examples: `123m 456m 789s 55s 22p win 2p from W` (Example 1: 22) · \
 `111s 333p RR [555m] [444s] win R self-draw` (Example 3 with the errata: 52).
 Options of `/score`: `rules`, `seat` (your wind), `round` (the round's wind), `win` (the \
 winning tile and how, if not in the hand), `options` (see `/rules options`), `renchon` \
-(singapore: East's wins in a row).""",
+(singapore: East's wins in a row)."""),
     ),
 )
 
 
-def options_topic(rulesets: Mapping[str, Any] | None = None) -> Topic:
+def options_topic(rulesets: Mapping[str, Any] | None = None, locale: str = FALLBACK) -> Topic:
     """Every rule set's options, defaults and what each means (with the rule text's page),
     from the rule sets themselves (``rulesets``: name -> rule set, the bot's by default); a
     section per rule set, so each is a page of ``/rules options`` (bot/service/rules_pages.py)
-    however many options there are."""
+    however many options there are. In ``locale``, but for the values the options take
+    (``on``, ``none``: what is typed) and the quoted lines of the texts."""
+    from bot.i18n.option_words import option_help
+
     if rulesets is None:
         from bot.rules.rulesets import RULESETS
 
@@ -298,12 +303,13 @@ def options_topic(rulesets: Mapping[str, Any] | None = None) -> Topic:
             return "on" if value else "off"
         return "none" if value is None else str(value)
 
-    intro = (
+    intro = _(
+        locale,
         "`/mahjong new`, `/mahjong config` and `/score` take `options` as name=value pairs, "
         "e.g. `options: mahjong_bonus=20 washing=off` (`none` turns a limit off). Each with its "
         "default and what it means; 🏠 marks a house rule, another reading of the text (the "
         "default is the bot's, the line read is quoted), named in the reveal when it changes "
-        "a hand:"
+        "a hand:",
     )
     sections = []
     for name, rules in rulesets.items():
@@ -313,15 +319,16 @@ def options_topic(rulesets: Mapping[str, Any] | None = None) -> Topic:
             # Mah-Jongg bonus) is said by its help alone: "=none" read as "no limit".
             default = "" if spec.default is None and not spec.allow_none else shown(spec.default)
             named = f"`{spec.name}`={default}" if default else f"`{spec.name}`"
+            said = option_help(locale, spec.help)
             if spec.house:
-                lines.append(f"- 🏠 {named}: {spec.help} · _{spec.source}_")
+                lines.append(f"- 🏠 {named}: {said} · _{spec.source}_")
             else:
-                lines.append(f"- {named}: {spec.help}")
+                lines.append(f"- {named}: {said}")
         sections.append((name, "\n".join(lines)))
     return Topic(
         "options",
-        "Table options",
-        "the options each rule set takes, and defaults",
+        _(locale, "Table options"),
+        _(locale, "the options each rule set takes, and defaults"),
         "\n".join([intro, *(text for _, text in sections)]),
         tuple(sections),
         intro,
@@ -359,6 +366,25 @@ _ALIASES = {
     "notation": "notation",
     "option": "options",
 }
+
+
+def in_language(topic: Topic, locale: str = FALLBACK) -> Topic:
+    """``topic`` in ``locale``: its words are catalogue messages (the options topic is built
+    again in the language, from the rule sets); English is the topic itself."""
+    if catalogue_of(locale) == FALLBACK:
+        return topic
+    if topic.key == "options":
+        return options_topic(locale=locale)
+    if topic.key not in TOPICS:
+        return topic  # built on the spot (the list of topics): already in its language
+    return Topic(
+        topic.key,
+        _(locale, topic.title),
+        _(locale, topic.summary),
+        _(locale, topic.text),
+        tuple((label, _(locale, text)) for label, text in topic.sections),
+        _(locale, topic.intro) if topic.intro else "",
+    )
 
 
 def find_topic(text: str) -> Topic | None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.i18n import N_
+from bot.i18n import N_, _
 from bot.rules.hand import Hand, Win
 from bot.rules.notation import format_hand, parse_hand
 from bot.rules.options import OptionError
@@ -33,7 +33,7 @@ from bot.service.ledger import (
     expires_at,
     status_of,
 )
-from bot.service.rules_topics import TOPICS, Topic, find_topic
+from bot.service.rules_topics import TOPICS, Topic, find_topic, in_language
 
 WINDS = ("East", "South", "West", "North")
 MAX_HAND_TEXT = 300
@@ -187,22 +187,23 @@ class ScoringService:
         return ruleset.name, chosen
 
     # -- /rules ------------------------------------------------------------------------------
-    def rules_text(self, topic: str | None = None) -> Topic:
+    def rules_text(self, topic: str | None = None, locale: str = "en-US") -> Topic:
         """The summary for ``topic`` (a key such as ``washing``, an alias, or the start of
-        one); the list of topics when ``topic`` is empty. Raises ScoringError if unknown."""
+        one); the list of topics when ``topic`` is empty. Raises ScoringError if unknown.
+        In ``locale`` (the topics' words are catalogue messages)."""
         if not topic or not topic.strip():
-            lines = [f"`{t.key}`: {t.summary}" for t in TOPICS.values()]
+            lines = [f"`{t.key}`: {in_language(t, locale).summary}" for t in TOPICS.values()]
             return Topic(
                 "topics",
-                "Rules: topics",
-                "the topics",
-                "Ask `/rules topic:<name>` for one of these:\n" + "\n".join(lines),
+                _(locale, "Rules: topics"),
+                _(locale, "the topics"),
+                _(locale, "Ask `/rules topic:<name>` for one of these:") + "\n" + "\n".join(lines),
             )
         found = find_topic(topic)
         if found is None:
             known = ", ".join(TOPICS)
             raise ScoringError(f"no rules topic '{topic.strip()[:40]}' (topics: {known})")
-        return found
+        return in_language(found, locale)
 
     @staticmethod
     def topics() -> list[Topic]:

@@ -95,3 +95,24 @@ def test_hints_in_the_members_language() -> None:
     risky = replace(seen, seats=_with(seen, 1, melds=dragons))
     (warning,) = seat_hints(risky, locale="zh-CN").warnings
     assert warning.startswith("小心：南家亮出了两副三元刻子。如果你打出红中")
+
+
+def test_rules_and_notation_in_the_members_language() -> None:
+    from bot.service.hand_reading import hand_hint, read_hand
+    from cogs.scoring import rules_message
+
+    service = ScoringService(None)
+    washing = service.rules_text("washing", "zh-TW")
+    assert washing.title == "洗牌（Pung Chow p.61）" and "9 種以上不同的么九字牌" in washing.text
+    assert service.rules_text("washing").title == "Washing the tiles (Pung Chow p.61)"
+    topics = service.rules_text(None, "zh-CN")
+    assert topics.title == "规则：主题" and "`washing`: 起手牌有九种以上" in topics.text
+    embed, view = rules_message(service.rules_text("options", "zh-TW"), 1, "zh-TW")
+    assert "胡牌的分數" in (embed.description or "") and "（2／" in (embed.title or "")
+    assert view.children[-1].item.label == "分享到頻道"  # type: ignore[attr-defined]
+
+    reading = read_hand("123m 456m 789s 55s 22p win 2p from W", "pung-chow", "zh-TW")
+    assert reading.lines[0] == "手中：1 2 3 4 5 6 萬 · 2 2 2 筒 · 5 5 7 8 9 條"
+    assert reading.lines[-1] == "胡 **二筒**，胡別家打出的牌，由西家打出"
+    assert reading.verdict == "14 張：完整的胡牌。"
+    assert hand_hint("123m 456m 789s 55s 22p", "pung-chow", "zh-TW").startswith("13 張，聽 ")

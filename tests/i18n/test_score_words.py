@@ -80,3 +80,11 @@ def test_lines_read_in_each_language_and_english_stays_as_written() -> None:
     assert score_words("zh-TW", "Limit hand: East wins on his original draw").startswith("滿貫")
     assert score_words("zh-TW", "Rounded to the nearest 10 (40)") == "進位到十（40）"
     assert score_words("zh-TW", "something new") == "something new"
+
+
+def test_every_options_help_is_translated() -> None:
+    from bot.i18n.option_words import OPTION_HELP, option_help
+
+    helps = {spec.help for rules in RULESETS.values() for spec in rules.option_specs}
+    assert sorted(helps - set(OPTION_HELP)) == []
+    assert option_help("zh-TW", "Renchon ante per counter") == "每個連莊數的底注"
