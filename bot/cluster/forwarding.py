@@ -64,6 +64,9 @@ HANDLED_KEPT = 2000  # interaction ids remembered, so a resent press is run once
 #: Every process listens here for members' settings saved by another (``/mahjong settings``
 #: reaches the process of the member's server; their tables may run anywhere).
 MEMBERS_CHANNEL = "mj_member_settings"
+#: Every process listens here for gateway events that end tables (a channel deleted, the bot
+#: removed from a server): they reach the process of the server's shard only.
+EVENTS_CHANNEL = "mj_gateway_events"
 
 
 def channel_of(owner: str) -> str:
@@ -247,8 +250,27 @@ class PressForwarder:
         self._conn = await asyncpg.connect(self.db.target)
         await self._conn.add_listener(self.channel, self._notified)
         await self._conn.add_listener(MEMBERS_CHANNEL, self._member_settings)
+        await self._conn.add_listener(EVENTS_CHANNEL, self._gateway_event)
         if self._service is not None:
             self._service.share_members = self.share_member_settings
+            self._service.share_event = self.share_gateway_event
+
+    async def share_gateway_event(self, name: str, args: list[int]) -> None:
+        """Tell the other processes a gateway event that ends tables."""
+        await self._notify(
+            EVENTS_CHANNEL, {"from": self.ownership.owner, "event": name, "args": args}
+        )
+
+    def _gateway_event(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        try:
+            message = json.loads(payload)
+            sender, name, args = str(message["from"]), str(message["event"]), message["args"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("a malformed message on %s", channel)
+            return
+        if sender == self.ownership.owner or self._service is None:
+            return  # this process applied it already
+        self._spawn(self._service.gateway_event_relayed(name, list(args)), f"event-{name}")
 
     async def share_member_settings(self, user_id: int, values: dict[str, bool]) -> None:
         """Tell every process a member's settings (this one included: it ignores nothing)."""

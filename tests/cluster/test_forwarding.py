@@ -243,3 +243,57 @@ async def test_the_owner_learns_the_language_of_a_press_handed_to_it(state) -> N
     await forwarder._received(json.loads(json.dumps(message)))
     assert ran == ["move"]
     assert bot.member_locales.get(original.user.id) == "zh-TW"
+
+
+@pytest.mark.postgres
+async def test_a_deleted_channel_or_a_removed_bot_ends_tables_in_every_process(
+    postgres_url,
+) -> None:
+    """CHANNEL_DELETE and GUILD_DELETE reach the process of the server's shard only; the tables
+    there end whichever process runs them, and a relayed event is not relayed again."""
+    from bot.cluster.forwarding import PressForwarder
+    from bot.store.database import open_database
+    from tests.cluster.test_ownership import process
+    from tests.store.helpers import FakeClock
+    from tests.tables.fakes import MemoryLedger
+    from tests.tables.test_table_service import BOB, open_table
+
+    clock, ledger = FakeClock(), MemoryLedger()
+    dbs = [await open_database(postgres_url) for _ in range(2)]
+    runner, shard = (process(db, clock, ledger) for db in dbs)
+    forwarders = [
+        PressForwarder(None, db, p.ownership) for db, p in zip(dbs, (runner, shard), strict=True)
+    ]
+    try:
+        for forwarder in forwarders:
+            await forwarder.start()
+        relayed_again: list[str] = []
+        share = runner.service.share_event
+
+        async def counting(name: str, args: list[int]) -> None:
+            relayed_again.append(name)
+            await share(name, args)
+
+        runner.service.share_event = counting
+        first = await open_table(runner.service, computers=3, channel_id=80)
+        second = await open_table(runner.service, computers=3, channel_id=81, host_id=BOB)
+
+        async def ended(table) -> None:
+            for _ in range(3000):  # the NOTIFY's round trip (a condition; 30 s at most)
+                if table.id not in runner.service.tables:
+                    return
+                await asyncio.sleep(0.01)
+            raise AssertionError(f"table {table.id} still open")
+
+        await shard.service.channel_deleted(80)
+        await ended(first)
+        assert first.end_reason == "its channel was deleted" and second.id in runner.service.tables
+        await shard.service.guild_removed(1)
+        await ended(second)
+        assert second.end_reason == "the bot was removed from the server"
+        assert relayed_again == []
+    finally:
+        for forwarder in forwarders:
+            await forwarder.stop()
+        for db in dbs:
+            await db.close()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.i18n import N_
@@ -51,6 +51,8 @@ class TableLifecycle:
     sweep_interval: float
     _sweeper: asyncio.Task[Any] | None
     _stopping: bool
+    # bot/service/tables/ownership.py: tell the other processes (their tables end too).
+    _share_gateway_event: Callable[..., Awaitable[None]]
 
     async def _close(self, table: LiveTable, status: str, reason: str = "") -> None:
         raise NotImplementedError
@@ -141,6 +143,7 @@ class TableLifecycle:
     async def channel_deleted(self, channel_id: int) -> list[LiveTable]:
         """CHANNEL_DELETE or THREAD_DELETE: every table playing there or at home there ends
         (a channel's threads go with it)."""
+        await self._share_gateway_event("channel_deleted", channel_id)
         ended = []
         for table in self.live_tables():
             if channel_id == table.channel_id:
@@ -156,6 +159,7 @@ class TableLifecycle:
 
     async def guild_removed(self, guild_id: int) -> list[LiveTable]:
         """The bot was removed from the server (GUILD_DELETE without ``unavailable``)."""
+        await self._share_gateway_event("guild_removed", guild_id)
         ended = []
         for table in self.live_tables():
             if table.guild_id == guild_id:

@@ -13,6 +13,7 @@ write names the table's lease so the store refuses a write by a process that los
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from bot.cluster.ownership import TableMoved
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from bot.cluster.ownership import TableOwnership
 
 log = logging.getLogger("bot.cluster")
+
+#: Gateway events that end tables, relayed to every process (``_share_gateway_event``).
+RELAYED_EVENTS = frozenset({"channel_deleted", "guild_removed"})
+_RELAYED: ContextVar[bool] = ContextVar("gateway_event_relayed", default=False)
 
 MOVED = N_(
     "This table has just moved to another of the bot's processes; press the button again in "
@@ -126,6 +131,25 @@ class OwnedTables:
         self._member_settings[user_id] = MemberSettings(
             **{k: bool(v) for k, v in values.items() if k in known}
         )
+
+    async def _share_gateway_event(self, name: str, *args: int) -> None:
+        """A gateway event that ends tables (a channel or thread deleted, the bot removed
+        from a server) reaches only the process of the server's shard, but the tables there
+        may run in any process: tell them all (``share_event``, set by
+        ``bot/cluster/forwarding.py``: a NOTIFY every process listens to). Not again for an
+        event relayed from another process."""
+        share = getattr(self, "share_event", None)
+        if self.ownership is not None and share is not None and not _RELAYED.get():
+            await share(name, list(args))
+
+    async def gateway_event_relayed(self, name: str, args: list[int]) -> None:
+        """Another process heard ``name`` (see ``_share_gateway_event``): apply it to this
+        process's tables."""
+        if name not in RELAYED_EVENTS:
+            log.warning("an unknown gateway event relayed: %s", name)
+            return
+        _RELAYED.set(True)  # this task only
+        await getattr(self, name)(*(int(a) for a in args))
 
     async def _finished_elsewhere(self, table_id: int) -> LiveTable | None:
         """With several processes: a finished table another process ran (its "Play again"
