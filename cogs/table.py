@@ -285,7 +285,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def help(self, interaction: discord.Interaction) -> None:
         from cogs.help import help_embed
 
-        await interaction.response.send_message(embed=help_embed(), ephemeral=True)
+        await interaction.response.send_message(
+            embed=help_embed(getattr(interaction, "locale", None)), ephemeral=True
+        )
 
     @app_commands.command(
         name="verify", description="The wall's seeds, to check nobody arranged it"

@@ -116,3 +116,13 @@ def test_rules_and_notation_in_the_members_language() -> None:
     assert reading.lines[-1] == "胡 **二筒**，胡別家打出的牌，由西家打出"
     assert reading.verdict == "14 張：完整的胡牌。"
     assert hand_hint("123m 456m 789s 55s 22p", "pung-chow", "zh-TW").startswith("13 張，聽 ")
+
+
+def test_the_help_in_the_members_language() -> None:
+    from cogs.help import TOPICS, help_embed
+
+    embed = help_embed("zh-TW")
+    assert embed.title == "怎麼玩"
+    assert embed.fields[0].name == "加入牌桌"
+    assert all(f.value != text for f, (_name, text) in zip(embed.fields, TOPICS, strict=True))
+    assert help_embed().fields[0].name == "Joining a table"
