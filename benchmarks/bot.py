@@ -269,6 +269,15 @@ class Trace:
     )
     gc_pauses: list[tuple[float, float]] = field(default_factory=list)  # (t, ms), full passes
     unpaced: list[tuple[float, str]] = field(default_factory=list)  # (t, "METHOD route")
+    drawings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, lane, s)
+
+    def drawings_in(self, begin: float, end: float) -> dict[str, list[float]]:
+        """Each lane's drawings (their seconds, queue included) finished in [begin, end]."""
+        out: dict[str, list[float]] = defaultdict(list)
+        for at, lane, seconds in self.drawings:
+            if begin <= at <= end:
+                out[lane].append(seconds)
+        return dict(out)
 
     def unpaced_in(self, begin: float, end: float) -> dict[str, int]:
         """Requests with the bot's token sent outside the notifier's pacer, by route."""
@@ -290,6 +299,8 @@ class Trace:
                 trace.moves.append(
                     (int(parts[1]), int(parts[2]), parts[3] == "1", float(parts[4]), seats)
                 )
+            elif parts[0] == "D" and len(parts) == 4:
+                trace.drawings.append((float(parts[3]), parts[1], float(parts[2])))
             elif parts[0] == "U" and len(parts) == 4:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "G" and len(parts) == 4:
@@ -460,6 +471,14 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         for route, n in sorted(routes.items(), key=lambda kv: -kv[1])
     }
     result["unpaced_requests"] = trace.unpaced_in(begin, end)
+    result["drawings_by_lane"] = {
+        lane: {
+            "per_move": _round(len(times) / moves, 2) if moves else None,
+            "p50_s": _round(percentile(times, 50)),
+            "p99_s": _round(percentile(times, 99)),
+        }
+        for lane, times in sorted(trace.drawings_in(begin, end).items())
+    }
     for key in ("_requests", "_callbacks"):
         result.pop(key)
     return result
@@ -700,6 +719,13 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
         )
         top = list(r["requests_per_move_by_route"].items())[:8]
         print("  per move: " + ", ".join(f"{route} {n}" for route, n in top))
+        print(
+            "  drawings (per move, wait+draw p50/p99 s): "
+            + ", ".join(
+                f"{lane} {d['per_move']} ({d['p50_s']}/{d['p99_s']})"
+                for lane, d in r["drawings_by_lane"].items()
+            )
+        )
         print(
             f"  CPU: bot {r['cpu_bot_pct']} %, {r['drawing_processes']} drawing processes "
             f"{r['cpu_drawing_pct']} %, fake + members {r['cpu_fake_and_members_pct']} %;  "

@@ -25,6 +25,8 @@ same clock as the fake's loop in the benchmark's process):
   (``cogs.notify.pacing.GRANTED`` unset): it bypassed the pacer's global budget;
 - ``Q t {json}``: once a second, where the notifier's pacer stands (requests waiting per
   priority level, in flight, counted in the last second: ``Pacer.snapshot``);
+- ``D lane seconds t``: a drawing asked for in ``lane`` took ``seconds`` (queue and drawing;
+  superseded ones too);
 - ``G 2 ms t``: a full pass of the garbage collector took ``ms`` (it stops the bot).
 
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
@@ -115,6 +117,20 @@ def instrument(trace: Trace) -> None:
             watcher.cancel()
 
     pacing.Pacer._dispatch = watched  # type: ignore[method-assign]
+
+    from bot import drawing
+
+    draw = drawing.Drawing.draw
+
+    @functools.wraps(draw)
+    async def timed_draw(self: Any, kind: str, *args: Any, lane: str = "lookup", **kw: Any) -> Any:
+        began = time.monotonic()
+        try:
+            return await draw(self, kind, *args, lane=lane, **kw)
+        finally:
+            trace.line("D", lane, f"{time.monotonic() - began:.4f}", f"{time.monotonic():.4f}")
+
+    drawing.Drawing.draw = timed_draw  # type: ignore[method-assign]
 
     from cogs.notify.pacing import GRANTED
 

@@ -26,7 +26,7 @@ than that allows, so every update goes through a :class:`Pacer`:
   later still finds room. While jobs wait they coalesce further, so the bot slows its table
   edits by itself as the number of tables grows and stays under the budget.
 - **Giving way.** A coalesced job's request waiting for its turn with ``supersede=True``
-  stops waiting when the job is asked again (:class:`Superseded`): it runs again at once
+  stops waiting when the job is asked again urgently (:class:`Superseded`): it runs again at once
   with the newest state, keeping its place in the queue, and what it would have sent (out
   of date) is never sent. A seat's DM update waiting at the table level is how a seat's
   turn prompt overtakes it.
@@ -108,7 +108,8 @@ class _Job:
     task: asyncio.Task[None] | None = None
     dirty: bool = False
     last: float = -1e9
-    newer: asyncio.Event = field(default_factory=asyncio.Event)  # set when asked again
+    asked: asyncio.Event = field(default_factory=asyncio.Event)  # set when asked again
+    newer: asyncio.Event = field(default_factory=asyncio.Event)  # asked again, urgently
     seq: int | None = None  # its place in the queue, kept when it gave way to a newer state
 
 
@@ -158,9 +159,9 @@ class Pacer:
         """``async with pacer.request(channel):`` around one request to Discord: waits for
         its turn, and counts it against the channel until it has been answered.
         ``supersede``: inside a coalesced job, raise :class:`Superseded` instead of waiting
-        on once the job is asked again (what it would send is out of date; a prompt for the
-        same seat must not queue behind it). ``keep``: slots of the channel's budget to leave
-        free (default: the level's, :data:`KEEP`)."""
+        on once the job is asked again urgently (what it would send is out of date; a prompt
+        for the same seat must not queue behind it). ``keep``: slots of the channel's budget
+        to leave free (default: the level's, :data:`KEEP`)."""
         job = _JOB.get() if supersede else None
         stamp = await self._turn(channel, priority, route, counted, hold=True, job=job, keep=keep)
         token = GRANTED.set(True)
@@ -348,15 +349,21 @@ class Pacer:
         }
 
     # -- coalesced jobs ----------------------------------------------------------------------
-    def coalesce(self, key: Hashable, work: Work, *, gap: float = 0.0) -> None:
+    def coalesce(
+        self, key: Hashable, work: Work, *, gap: float = 0.0, urgent: bool = False
+    ) -> None:
         """Run ``work()`` soon, once, for the newest state, no more often than every ``gap``
         seconds (the newest caller's gap); asking again while it waits changes nothing but
-        the work to run and the gap."""
+        the work to run and the gap. ``urgent``: the newest state must not wait behind the
+        one being sent (a seat's prompt): a request of the job waiting with ``supersede``
+        gives way (:class:`Superseded`)."""
         job = self._jobs.get(key)
         if job is None:
             job = self._jobs[key] = _Job(work, gap)
         job.work, job.gap, job.dirty = work, gap, True
-        job.newer.set()
+        job.asked.set()
+        if urgent:
+            job.newer.set()
         if job.task is None or job.task.done():
             job.task = self.spawn(self._run_job(key, job), f"notify-{key}")
 
@@ -366,10 +373,11 @@ class Pacer:
             # The gap is the newest caller's: a job waiting out a long gap (a seat that only
             # watches) goes at once when asked again with a short one (its turn came).
             while (wait := job.last + job.gap - loop.time()) > 0:
-                job.newer.clear()
+                job.asked.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(job.newer.wait(), timeout=wait)
+                    await asyncio.wait_for(job.asked.wait(), timeout=wait)
             job.dirty = False
+            job.asked.clear()
             job.newer.clear()
             last, job.last = job.last, loop.time()
             token = _JOB.set(job)

@@ -214,8 +214,9 @@ async def test_table_images_and_cosmetic_work_leave_room_for_prompts() -> None:
 
 
 async def test_a_waiting_update_gives_way_to_a_newer_state_and_keeps_its_place() -> None:
-    """A coalesced job waiting for its turn is asked again (the seat's turn came): it stops
-    waiting, runs at once with the newest state, and is not sent twice."""
+    """A coalesced job waiting for its turn is asked again urgently (the seat's turn came):
+    it stops waiting, runs at once with the newest state, and the out-of-date one is never
+    sent."""
     pacer = Pacer(per_channel=100, window=1, global_rate=2)
     await pacer.turn("a", NORMAL)
     await pacer.turn("b", NORMAL)  # the budget is spent for a second
@@ -231,8 +232,11 @@ async def test_a_waiting_update_gives_way_to_a_newer_state_and_keeps_its_place()
     pacer.coalesce("dm-1", work)
     await asyncio.sleep(0.05)
     assert sent == []  # waiting for a slot
+    state["now"] = "still watching"
+    pacer.coalesce("dm-1", work)  # not urgent: the waiting request keeps waiting
+    await asyncio.sleep(0.05)
     state["now"] = "turn"
-    pacer.coalesce("dm-1", work)
+    pacer.coalesce("dm-1", work, urgent=True)
     await pacer.drain()
     assert sent == ["turn"]
     await pacer.close()
