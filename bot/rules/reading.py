@@ -28,7 +28,7 @@ from bot.rules.analysis import (
     ready_waits,
 )
 from bot.rules.hand import DEALT, DISCARD, Hand, Win
-from bot.rules.melds import Kind
+from bot.rules.melds import Kind, Meld
 from bot.rules.tiles import N_KINDS, counts_of, format_tiles, is_dragon, is_honour
 
 
@@ -47,6 +47,7 @@ _ZERO7 = (0,) * 7
 _ZERO9 = (0,) * 9
 # Tiles a declared meld counts for in a hand's size: a kong counts as three (Pung Chow p.24).
 _COUNTED = {Kind.CHOW: 3, Kind.PUNG: 3, Kind.KONG: 3, Kind.PAIR: 2}
+_CHOW, _PUNG, _PAIR = Kind.CHOW, Kind.PUNG, Kind.PAIR
 
 
 class Facts:
@@ -91,12 +92,12 @@ class Facts:
             for meld in melds:
                 tile, kind = meld.tile, meld.kind
                 size += _COUNTED[kind]
-                if kind is Kind.CHOW:
+                if kind is _CHOW:
                     counts[tile] += 1
                     counts[tile + 1] += 1
                     counts[tile + 2] += 1
                 else:
-                    counts[tile] += 2 if kind is Kind.PAIR else 3 if kind is Kind.PUNG else 4
+                    counts[tile] += 2 if kind is _PAIR else 3 if kind is _PUNG else 4
         else:
             counts = concealed
         self.tile_count = size
@@ -220,7 +221,17 @@ class _PartReadings:
     whether it was claimed, each division with every distinct set holding that tile tried as
     the one it completed (:meth:`ways`)."""
 
-    __slots__ = ("_ways", "divisions", "empty", "pair", "pairs", "part", "sets", "single")
+    __slots__ = (
+        "_ways",
+        "divisions",
+        "empty",
+        "pair",
+        "pairs",
+        "part",
+        "set_count",
+        "sets",
+        "single",
+    )
 
     def __init__(self, pattern: tuple[int, ...], part: int, pairs: int) -> None:
         self.part = part
@@ -237,6 +248,7 @@ class _PartReadings:
         # The common case, one division: its sets and pair at hand.
         self.single = len(divisions) == 1
         self.sets, self.pair = divisions[0]
+        self.set_count = sum(pattern) // 3  # sets in every division (a pair is two tiles)
         self._ways: dict[int, tuple[_Ways, ...]] = {}
 
     def ways(self, win_tile: int, by_discard: bool) -> tuple[_Ways, ...]:
@@ -285,11 +297,16 @@ def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
 
 
 def _standard_readings(
-    concealed: Sequence[int], declared: tuple[SetInfo, ...], win_tile: int | None, by_discard: bool
+    concealed: Sequence[int],
+    melds: tuple[Meld, ...],
+    sets_needed: int,
+    win_tile: int | None,
+    by_discard: bool,
 ) -> list[Reading]:
     """The readings of sets and a pair, arrangement by arrangement in the order of
     :func:`~bot.rules.analysis.arrangements` (each part's divisions in turn, suits then
-    honours), then set by set; empty when the concealed tiles do not divide."""
+    honours), then set by set; empty when the concealed tiles do not divide into sets and a
+    pair that make ``sets_needed`` sets with the declared melds."""
     t = tuple(concealed)
     c0, c1, c2, c3 = _PART_READINGS
     r0 = c0.get(t[0:9]) or _part_readings(t[0:9], 0)
@@ -300,26 +317,29 @@ def _standard_readings(
         return []
     if r0.pairs + r1.pairs + r2.pairs + r3.pairs != 1:
         return []
+    if r0.set_count + r1.set_count + r2.set_count + r3.set_count + len(melds) != sets_needed:
+        return []
     win_part = -1
     if win_tile is not None:
         if not 0 <= win_tile < N_KINDS:
             return []  # a winning tile that is no playing tile completes nothing
         win_part = win_tile // 9
+    declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
     if r0.single and r1.single and r2.single and r3.single:
         # One arrangement: its sets in part order, the winning part's ways in place.
-        head = declared
-        tail: Arrangement = ()
-        ways: _Ways | None = None
-        for info in (r0, r1, r2, r3):
-            if info.part == win_part:
-                ways = info.ways(win_tile, by_discard)[0]  # type: ignore[arg-type]
-            elif ways is None:
-                head += info.sets
-            else:
-                tail += info.sets
         pair = (r0 if r0.pairs else r1 if r1.pairs else r2 if r2.pairs else r3).pair
-        if ways is None:
-            return [_new_reading(Reading, (head, (pair,), None, None))]
+        if win_part == -1:
+            sets = declared + r0.sets + r1.sets + r2.sets + r3.sets
+            return [_new_reading(Reading, (sets, (pair,), None, None))]
+        if win_part == 0:
+            head, tail = declared, r1.sets + r2.sets + r3.sets
+        elif win_part == 1:
+            head, tail = declared + r0.sets, r2.sets + r3.sets
+        elif win_part == 2:
+            head, tail = declared + r0.sets + r1.sets, r3.sets
+        else:
+            head, tail = declared + r0.sets + r1.sets + r2.sets, ()
+        ways = (r0, r1, r2, r3)[win_part].ways(win_tile, by_discard)[0]  # type: ignore[arg-type]
         return [
             _new_reading(Reading, (head + sets + tail, (pair,), role, None)) for sets, role in ways
         ]
@@ -374,11 +394,7 @@ def winning_readings(
         concealed = counts_of(hand.concealed)
     melds = hand.melds
     win_tile = win.tile if win.by != DEALT else None
-    if (sum(concealed) - 2) // 3 + len(melds) == sets_needed:
-        declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
-        readings = _standard_readings(concealed, declared, win_tile, win.by == DISCARD)
-    else:
-        readings = []
+    readings = _standard_readings(concealed, melds, sets_needed, win_tile, win.by == DISCARD)
     if not melds and len(hand.concealed) == 14:
         if "thirteen-heads" in specials and is_thirteen_heads(concealed):
             pair = next(t for t in range(N_KINDS) if concealed[t] == 2)

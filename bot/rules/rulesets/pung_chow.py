@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PUNG
+from bot.rules.analysis import CHOW, KONG, PUNG, SetInfo
 from bot.rules.hand import DEALT, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading
@@ -74,6 +74,17 @@ def combination_lines(source: str) -> dict[tuple[int, int, bool], ScoreLine]:
         for kind in (PUNG, KONG)
         for tile in range(34)
         for concealed in (False, True)
+    }
+
+
+@cache
+def set_lines(source: str) -> dict[SetInfo, ScoreLine]:
+    """Every pung's and kong's combination line keyed by the set as a reading holds it
+    (kind, tile, concealed, winning): one look-up per set, and None for a chow or a pair."""
+    return {
+        SetInfo(kind, tile, concealed, winning): line
+        for (kind, tile, concealed), line in combination_lines(source).items()
+        for winning in (False, True)
     }
 
 
@@ -178,11 +189,12 @@ class PungChow(RuleSet):
         bonus_lines = len(items)
         own = EAST + situation.seat_wind
         doubles: list[ScoreLine] = []
-        combination = combination_lines(self.source_combination)
+        lines_of = set_lines(self.source_combination).get
         for s in sets:
-            kind, tile, concealed, _ = s
-            if kind in (PUNG, KONG):
-                items.append(combination[kind, tile, concealed])
+            line = lines_of(s)
+            if line is not None:
+                items.append(line)
+                tile = s[1]
                 if tile >= WHITE:
                     doubles.append(fixed[tile])
                 elif tile == own:

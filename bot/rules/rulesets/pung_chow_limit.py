@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PUNG, waits
+from bot.rules.analysis import CHOW, KONG, PUNG, SetInfo, waits
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats, losing_reading, winning_readings
@@ -116,12 +116,14 @@ def value_line(kind: int, tile: int, concealed: bool, winning_hand: bool) -> Sco
     return ScoreLine(set_label(kind, tile, concealed), points, 0, VALUES)
 
 
-# The winning hand's set lines (p.65), by (kind, tile, concealed).
+# The winning hand's set lines (p.65), keyed by the set as a reading holds it (kind, tile,
+# concealed, winning): one look-up per set, None for a chow or a pair.
 _WINNING_VALUE_LINES = {
-    (kind, tile, concealed): value_line(kind, tile, concealed, True)
+    SetInfo(kind, tile, concealed, winning): value_line(kind, tile, concealed, True)
     for kind in (PUNG, KONG)
     for tile in range(34)
     for concealed in (False, True)
+    for winning in (False, True)
 }
 
 
@@ -242,10 +244,11 @@ class PungChowLimit(PungChow):
         items = [mahjong_line(options["mahjong_bonus"])]
         by = win.by
         drawn = by in (SELF_DRAW, LOOSE_TILE)
-        values = _WINNING_VALUE_LINES
-        for kind, tile, concealed, _ in reading.sets:
-            if kind in (PUNG, KONG):
-                items.append(values[kind, tile, concealed])
+        line_of = _WINNING_VALUE_LINES.get
+        for s in reading.sets:
+            line = line_of(s)
+            if line is not None:
+                items.append(line)
         pair = reading.pairs[0]
         role = reading.win_role
         if role == "pair":

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any, ClassVar
 
-from bot.rules.analysis import KONG, PAIR, PUNG
+from bot.rules.analysis import KONG, PAIR, PUNG, SetInfo
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading, SetStats
@@ -97,6 +97,16 @@ _FUNDAMENTAL_LINES = {
 @lru_cache(maxsize=4096)
 def rounding_line(rounded: int, points: int) -> ScoreLine:
     return ScoreLine(f"Rounded to the nearest 10 ({rounded})", rounded - points, 0, FUND)
+
+
+# Pung and kong lines keyed by the set as a reading holds it (kind, tile, concealed, winning).
+_SET_LINES = {
+    SetInfo(kind, tile, concealed, winning): _FUNDAMENTAL_LINES[kind, tile, concealed]
+    for kind in (PUNG, KONG)
+    for tile in range(34)
+    for concealed in (False, True)
+    for winning in (False, True)
+}
 
 
 def round_to_ten(points: int) -> int:
@@ -271,9 +281,11 @@ class Singapore(RuleSet):
         for pair in reading.pairs:
             if pair >= 27:
                 items.append(table[PAIR, pair, True])
-        for kind, tile, concealed, _ in reading.sets:
-            if kind in (PUNG, KONG):
-                items.append(table[kind, tile, concealed])
+        set_line = _SET_LINES.get
+        for s in reading.sets:
+            line = set_line(s)
+            if line is not None:
+                items.append(line)
         for tile in hand.flowers:
             items.append(table[-1, tile, True])
         role = reading.win_role
