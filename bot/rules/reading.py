@@ -212,54 +212,55 @@ def _chow_role(start: int, tile: int) -> str:
 
 
 _Ways = tuple[tuple[Arrangement, str], ...]
+# One division of a part as the readings combine it: its sets, the tile of its pair (None when
+# the pair lies in another part), and, for the part holding the winning tile, the ways that
+# tile can have completed it (None for the other parts).
+_Choice = tuple[Arrangement, int | None, _Ways | None]
 
 
 class _PartReadings:
     """What the readings of one part (a suit or the honours) of a complete hand take from it,
-    built once per part pattern: its pairs (0 or 1); each division's sets and the tile of its
-    pair (None when the pair lies in another part); and, per winning tile in the part and
-    whether it was claimed, each division with every distinct set holding that tile tried as
-    the one it completed (:meth:`ways`)."""
+    built once per part pattern: its pairs (0 or 1), the sets it makes, and its divisions
+    (:attr:`choices`; :meth:`win_choices` for the part holding the winning tile, each
+    division with every distinct set holding that tile tried as the one it completed)."""
 
     __slots__ = (
-        "_ways",
-        "divisions",
+        "_win_choices",
+        "choices",
         "empty",
         "pair",
         "pairs",
-        "part",
         "set_count",
         "sets",
         "single",
     )
 
     def __init__(self, pattern: tuple[int, ...], part: int, pairs: int) -> None:
-        self.part = part
         self.pairs = pairs
         self.empty = not any(pattern)
-        divisions = []
+        choices = []
         for sets in part_arrangements(pattern, part):
             pair = None
             for item in sets:
                 if item.kind == PAIR:
                     pair = item.tile
-            divisions.append((sets, pair))
-        self.divisions: tuple[tuple[Arrangement, int | None], ...] = tuple(divisions)
+            choices.append((sets, pair, None))
+        self.choices: tuple[_Choice, ...] = tuple(choices)
         # The common case, one division: its sets and pair at hand.
-        self.single = len(divisions) == 1
-        self.sets, self.pair = divisions[0]
+        self.single = len(choices) == 1
+        self.sets, self.pair, _ = choices[0]
         self.set_count = sum(pattern) // 3  # sets in every division (a pair is two tiles)
-        self._ways: dict[int, tuple[_Ways, ...]] = {}
+        self._win_choices: dict[int, tuple[_Choice, ...]] = {}
 
-    def ways(self, win_tile: int, by_discard: bool) -> tuple[_Ways, ...]:
-        """For each division, the ways the winning tile can have completed it: the sets with
+    def win_choices(self, win_tile: int, by_discard: bool) -> tuple[_Choice, ...]:
+        """Each division with the ways the winning tile can have completed it: the sets with
         the completed set marked (exposed when claimed by discard), and the tile's role."""
         key = 2 * win_tile + by_discard
-        found = self._ways.get(key)
+        found = self._win_choices.get(key)
         if found is not None:
             return found
         out = []
-        for sets, _ in self.divisions:
+        for sets, pair, _ in self.choices:
             tried: list[SetInfo] = []
             ways: list[tuple[Arrangement, str]] = []
             for index, item in enumerate(sets):
@@ -277,9 +278,9 @@ class _PartReadings:
                 tried.append(item)
                 completed = _new_set(SetInfo, (kind, tile, not by_discard, True))
                 ways.append(((*sets[:index], completed, *sets[index + 1 :]), role))
-            out.append(tuple(ways))
+            out.append((sets, pair, tuple(ways)))
         found = tuple(out)
-        self._ways[key] = found
+        self._win_choices[key] = found
         return found
 
 
@@ -324,7 +325,11 @@ def _standard_readings(
         if not 0 <= win_tile < N_KINDS:
             return []  # a winning tile that is no playing tile completes nothing
         win_part = win_tile // 9
-    declared = tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
+    declared = (
+        tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
+        if melds
+        else ()
+    )
     if r0.single and r1.single and r2.single and r3.single:
         # One arrangement: its sets in part order, the winning part's ways in place.
         pair = (r0 if r0.pairs else r1 if r1.pairs else r2 if r2.pairs else r3).pair
@@ -339,20 +344,17 @@ def _standard_readings(
             head, tail = declared + r0.sets + r1.sets, r3.sets
         else:
             head, tail = declared + r0.sets + r1.sets + r2.sets, ()
-        ways = (r0, r1, r2, r3)[win_part].ways(win_tile, by_discard)[0]  # type: ignore[arg-type]
+        ways = (r0, r1, r2, r3)[win_part].win_choices(win_tile, by_discard)[0][2]  # type: ignore
         return [
             _new_reading(Reading, (head + sets + tail, (pair,), role, None)) for sets, role in ways
         ]
     readings: list[Reading] = []
     choices = []
-    for info in (r0, r1, r2, r3):
-        if info.part == win_part:
-            ways_of = info.ways(win_tile, by_discard)  # type: ignore[arg-type]
-            choices.append(
-                [(sets, pair, w) for (sets, pair), w in zip(info.divisions, ways_of, strict=True)]
-            )
+    for part, info in enumerate((r0, r1, r2, r3)):
+        if part == win_part:
+            choices.append(info.win_choices(win_tile, by_discard))  # type: ignore[arg-type]
         elif not info.empty:
-            choices.append([(sets, pair, None) for sets, pair in info.divisions])
+            choices.append(info.choices)
     for combo in product(*choices):
         head = declared
         tail = ()
