@@ -345,6 +345,9 @@ def _standard_readings(
         else:
             head, tail = declared + r0.sets + r1.sets + r2.sets, ()
         ways = (r0, r1, r2, r3)[win_part].win_choices(win_tile, by_discard)[0][2]  # type: ignore
+        if len(ways) == 1:
+            ((sets, role),) = ways
+            return [_new_reading(Reading, (head + sets + tail, (pair,), role, None))]
         return [
             _new_reading(Reading, (head + sets + tail, (pair,), role, None)) for sets, role in ways
         ]
