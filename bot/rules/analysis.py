@@ -293,34 +293,51 @@ def _part_completions(pattern: tuple[int, ...], part: int) -> tuple[tuple[int, .
     return tuple(found), (sum(pattern) + 1) % 3 == 2
 
 
-def ready_waits(counts: Sequence[int]) -> list[int]:
+def ready_waits(
+    counts: Sequence[int],
+    _get: Any = _SUIT_TABLE.get,
+    _honours: Any = _HONOUR_TABLE.get,
+    _completions: Any = _part_completions,
+) -> list[int]:
     """The kinds completing a hand of 3k+1 concealed tiles into sets and a pair, part by part.
 
     Adding a tile changes one part only, so the other parts must already divide: all of them
     into sets (the changed part then takes the pair), or all but one, which holds the pair.
-    Each part's completions are cached by its pattern.
+    Each part's completions are cached by its pattern. (Written out part by part, with the
+    look-ups bound as defaults: the scorer asks this of every hand whose only winning tile
+    matters, and the computer players of every hand they hold.)
     """
     b = tuple(counts)
-    parts = (b[0:9], b[9:18], b[18:27], b[27:34])
-    get = _SUIT_TABLE.get
-    status = (get(parts[0]), get(parts[1]), get(parts[2]), _HONOUR_TABLE.get(parts[3]))
-    broken = -1
-    pairs = 0
-    for i in range(4):
-        s = status[i]
-        if s is None:
-            if broken >= 0:
+    p0, p1, p2, p3 = b[0:9], b[9:18], b[18:27], b[27:34]
+    s0, s1, s2, s3 = _get(p0), _get(p1), _get(p2), _honours(p3)
+    if s0 is None or s1 is None or s2 is None or s3 is None:
+        # The part that does not divide takes the tile; the others hold at most the pair.
+        if s0 is None:
+            if s1 is None or s2 is None or s3 is None:
                 return []
-            broken = i
+            broken, part, others = p0, 0, s1 + s2 + s3
+        elif s1 is None:
+            if s2 is None or s3 is None:
+                return []
+            broken, part, others = p1, 1, s0 + s2 + s3
+        elif s2 is None:
+            if s3 is None:
+                return []
+            broken, part, others = p2, 2, s0 + s1 + s3
         else:
-            pairs += s
+            broken, part, others = p3, 3, s0 + s1 + s2
+        if others > 1:
+            return []
+        tiles, takes_pair = _completions(broken, part)
+        return list(tiles) if takes_pair == (others == 0) else []
+    pairs = s0 + s1 + s2 + s3
     out: list[int] = []
-    for i in range(4) if broken < 0 else (broken,):
-        # With part i changed, the others must hold at most the one pair of the hand.
-        others = pairs - (status[i] or 0)
+    for part, pattern, status in ((0, p0, s0), (1, p1, s1), (2, p2, s2), (3, p3, s3)):
+        # With this part changed, the others must hold at most the one pair of the hand.
+        others = pairs - status
         if others > 1:
             continue
-        tiles, takes_pair = _part_completions(parts[i], i)
+        tiles, takes_pair = _completions(pattern, part)
         if takes_pair == (others == 0):
             out.extend(tiles)
     return out

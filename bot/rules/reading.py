@@ -439,13 +439,17 @@ def has_unique_wait(
     p.38: "the player did not even fill the only place to win as a 6 character would have won
     also"). A kind the player already holds four of cannot come to him.
     """
-    if win.tile is None or win.by == DEALT:
+    won = win.tile
+    if won is None or win.by == DEALT:
         return False
     before = list(concealed) if concealed is not None else counts_of(hand.concealed)
-    before[win.tile] -= 1
+    before[won] -= 1
     if held is None:
         held = hand.counts()
-    return all(tile == win.tile or held[tile] >= 4 for tile in ready_waits(before))
+    found = ready_waits(before)
+    if len(found) == 1:  # most often the winning tile alone
+        return found[0] == won or held[found[0]] >= 4
+    return all(tile == won or held[tile] >= 4 for tile in found)
 
 
 def is_kong_or_pung(kind: int) -> bool:

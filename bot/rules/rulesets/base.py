@@ -185,10 +185,11 @@ class RuleSet:
                 "pair with the declared melds: not a winning hand"
             )
         best = self.score_reading(readings[0], facts, hand, situation, win, opts)
-        for reading in readings[1:]:
-            result = self.score_reading(reading, facts, hand, situation, win, opts)
-            if result.total > best.total:
-                best = result
+        if len(readings) > 1:
+            for reading in readings[1:]:
+                result = self.score_reading(reading, facts, hand, situation, win, opts)
+                if result.total > best.total:
+                    best = result
         return best
 
     def score_reading(

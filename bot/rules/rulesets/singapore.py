@@ -365,9 +365,13 @@ class Singapore(RuleSet):
             out.append(bonus_line("All letter tiles and one suit of number tiles", 1))
         if facts.no_simples:
             out.append(bonus_line("No middle numbers", 1))
-        drawn = win.by == SELF_DRAW or win.by == LOOSE_TILE
-        if drawn and all(m.concealed for m in hand.melds):
-            out.append(bonus_line("Concealed hand, won by drawing from the wall", 1))
+        drawn = win.by in (SELF_DRAW, LOOSE_TILE)
+        if drawn:
+            for meld in hand.melds:
+                if not meld.concealed:
+                    break
+            else:
+                out.append(bonus_line("Concealed hand, won by drawing from the wall", 1))
         if win.by == LOOSE_TILE:
             out.append(bonus_line("Win with a tile drawn from the back of the wall", 1))
         flags = win.flags
