@@ -193,6 +193,18 @@ class SeatDMs:
                 if gone is not None:
                     self.changed(table, seat)
 
+    def reached(self, table: LiveTable, seat: int, content: SeatContent) -> None:
+        """A prompt has reached Discord: the seat's timer counts from now at the earliest
+        (the service's ``prompt_shown``; once per move there)."""
+        if (
+            content.prompt_id is None
+            or getattr(table, "controls_move", None) != content.prompt_id[1]
+        ):
+            return
+        shown = getattr(self.service, "prompt_shown", None)
+        if shown is not None:
+            shown(table, seat, content.prompt_id[1])
+
     def _wants_new_message(self, live: LiveDM, content: SeatContent, user_id: int) -> bool:
         if content.prompt_id is None or content.prompt_id == live.prompt_id:
             return False
@@ -220,6 +232,7 @@ class SeatDMs:
             ("dm", live.user_id), priority, supersede=True, keep=_keep(priority)
         ):
             message = await channel.send(**kwargs)
+        self.reached(table, seat, content)
         old = live.message if live.deal == content.deal and not live.finished else None
         live.message, live.deal, live.key = message, content.deal, content.key
         live.remember(message.id, content.deal)
@@ -244,6 +257,7 @@ class SeatDMs:
             ("dm", live.user_id), priority, route="edit", supersede=True, keep=_keep(priority)
         ):
             await live.message.edit(**kwargs)
+        self.reached(table, seat, content)
         live.key, live.picture_key = content.key, picture_key
         live.prompt_id = content.prompt_id or live.prompt_id
         live.set_finished(content.finished)
@@ -394,6 +408,7 @@ class SeatDMs:
                     ("token", interaction.id), URGENT, route="edit", counted=False
                 ):
                     await interaction.edit_original_response(**kwargs)
+                self.reached(table, seat, content)
             except discord.NotFound:
                 return  # the clicked message was replaced meanwhile by a newer prompt
             except (discord.HTTPException, aiohttp.ClientError) as exc:

@@ -74,6 +74,7 @@ class PrivateHands:
             if content.view is not None:
                 kwargs["view"] = content.view
             message = await interaction.followup.send(**kwargs)
+            self.dms.reached(table, seat, content)
             self.hands[(table.id, seat)] = PrivateHand(
                 interaction, message.id, time.monotonic(), content.key, _picture_key(content)
             )
@@ -107,6 +108,7 @@ class PrivateHands:
                     ("token", hand.interaction.id), priority, route="edit", counted=False
                 ):
                     await hand.interaction.edit_original_response(**kwargs)
+                self.dms.reached(table, seat, content)
             except discord.NotFound:
                 # Dismissed by the member, or the token is gone: stop following it.
                 self.hands.pop((table.id, seat), None)
@@ -151,6 +153,7 @@ class PrivateHands:
                     ("token", interaction.id), URGENT, route="edit", counted=False
                 ):
                     await interaction.edit_original_response(**kwargs)
+                self.dms.reached(table, seat, content)
             except discord.NotFound:
                 return
             self.hands[(table.id, seat)] = PrivateHand(

@@ -190,6 +190,36 @@ class TableTimers:
         table.deadlines[seat] = (move, deadline)
         return deadline
 
+    def prompt_shown(self, table: LiveTable, seat: int, move: int) -> None:
+        """The seat's prompt for ``move`` has just reached Discord (the notifier says so): its
+        timer runs out no sooner than its whole time after that. A DM that waited for a busy
+        bot's request budget must not eat the member's time (issue 16 item 5; REQUESTS.md).
+        The deadline shown stays as it is (moving it would cost another edit): the member
+        only ever gets more time than it says, never less. Once per seat and move."""
+        state = table.state
+        known = table.deadlines.get(seat)
+        if state is None or table.paused or table.controls_move != move or known is None:
+            return
+        if known[0] != move or seat not in pending_seats(state):
+            return
+        reached: dict[tuple[int, int], int] | None = getattr(self, "_prompts_reached", None)
+        if reached is None:
+            reached = self._prompts_reached = {}
+        if reached.get((table.id, seat)) == move:
+            return
+        reached[(table.id, seat)] = move
+        seconds = table.turn_seconds if state.phase == "play" else table.claim_seconds
+        fair = time.time() + (seconds or table.claim_seconds or 15)
+        existing = table.timers.get(seat)
+        if fair <= known[1] or existing is None or existing.done():
+            return
+        if table.timer_moves.get(seat) != move:
+            return
+        existing.cancel()
+        table.timers[seat] = asyncio.create_task(
+            self._expire(table, seat, move, fair - time.time()), name=f"timer-{table.id}-{seat}"
+        )
+
     def _arm_timers(self, table: LiveTable) -> None:
         """A timer for each member the table waits for, for the move they are asked about
         (a claim window counts as one move: others answering does not restart it). A timer
