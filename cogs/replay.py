@@ -14,6 +14,11 @@ per viewer::
     mjr:<table>:<hand>:<step>:seat                             "From the seat of" select
 
 ``<seat>`` is a physical seat 0-3, or 4 for the table as the channel saw it.
+
+Who may see what: a replay code opens a hand for anyone on the server; a table number only
+for a member who played there or can see its channel (:func:`_sees`, decided by
+:func:`bot.service.replays.check_access`). The controls are not checked again: Discord
+delivers a press only from the message that carries it, the member's own ephemeral answer.
 """
 
 from __future__ import annotations
