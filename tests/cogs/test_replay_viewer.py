@@ -13,7 +13,13 @@ from cogs import controls, help, scoring
 from cogs.replay import ReplayButton, ReplaySeat, alt_text, viewer_controls, viewer_text
 from tests.service.test_replays import play
 
-OTHERS = [*controls.DYNAMIC_ITEMS, help.HelpButton, scoring.SettleButton, scoring.ShareRulesButton]
+OTHERS = [
+    *controls.DYNAMIC_ITEMS,
+    help.HelpButton,
+    scoring.SettleButton,
+    scoring.ShareRulesButton,
+    scoring.RulesPageButton,
+]
 
 
 @pytest.fixture(scope="module")
