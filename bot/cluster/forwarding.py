@@ -326,7 +326,10 @@ class PressForwarder:
     async def _runner_of(self, table_id: int) -> str | None:
         """Who runs the table, None for this process (it runs it, or just claimed it, or the
         table is closed: its own handler answers that)."""
-        if self.ownership.owns(table_id) or table_id in getattr(self._service, "finished", {}):
+        if self.ownership.owns(table_id):
+            await self.ownership.adopted(table_id)  # just taken over: wait until it is in memory
+            return None
+        if table_id in getattr(self._service, "finished", {}):
             return None
         owner = await self.ownership.owner_of(table_id)
         if owner is None and not await self._is_open(table_id):

@@ -70,6 +70,8 @@ class TableOwnership:
         )
         self.service: Any = None
         self._releasing: set[asyncio.Task[None]] = set()
+        # Tables acquired and still being read and rebuilt (adopt): leased, not yet in memory.
+        self._adopting: dict[int, asyncio.Event] = {}
 
     @property
     def owner(self) -> str:
@@ -128,9 +130,24 @@ class TableOwnership:
         return await self.keeper.claim(table_id) is not None
 
     # -- the keeper's callbacks ----------------------------------------------------------------
+    async def adopted(self, table_id: int) -> None:
+        """Wait while a table this process just acquired is read and rebuilt: its lease is
+        held from the moment it is acquired, but a press run before the table is in memory
+        would be told "That table is closed" (seen in the failover test during takeovers)."""
+        adopting = self._adopting.get(table_id)
+        if adopting is not None:
+            await adopting.wait()
+
     async def _acquired(self, lease: Lease) -> None:
-        if self.service is None or not await self.service.adopt(lease.table_id):
-            await self.keeper.forget(lease.table_id)  # closed meanwhile: nothing to run
+        # Marked before the first await: the keeper calls this right after taking the lease.
+        adopting = self._adopting[lease.table_id] = asyncio.Event()
+        try:
+            if self.service is None or not await self.service.adopt(lease.table_id):
+                await self.keeper.forget(lease.table_id)  # closed meanwhile: nothing to run
+        finally:
+            adopting.set()
+            if self._adopting.get(lease.table_id) is adopting:
+                del self._adopting[lease.table_id]
 
     async def _lost(self, table_id: int) -> None:
         if self.service is not None:

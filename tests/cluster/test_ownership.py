@@ -184,3 +184,37 @@ async def test_play_again_and_old_buttons_of_a_table_finished_elsewhere(two) -> 
     assert second.ownership.owns(again.id)
     with pytest.raises(TableError, match="still open, or too old"):
         await second.service.rematch(again.id, ALICE)
+
+
+async def test_a_press_during_a_takeover_waits_for_the_table_to_be_rebuilt(two) -> None:
+    """The new owner holds the lease from the moment it acquires it, before the table is read
+    and rebuilt: a press arriving in between waits for the table instead of being told "That
+    table is closed" (the member would never press that move again)."""
+    from bot.cluster.forwarding import PressForwarder
+
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=90)
+    await first.ownership.keeper.stop(release=False)  # the first process dies
+    clock.advance(TTL + 1)
+    gate, entered = asyncio.Event(), asyncio.Event()
+    adopt = second.service.adopt
+
+    async def slow_adopt(table_id: int) -> bool:  # a slow read of the table's events
+        entered.set()
+        await gate.wait()
+        return await adopt(table_id)
+
+    second.service.adopt = slow_adopt
+    claiming = asyncio.create_task(second.ownership.claim(table.id))
+    await entered.wait()
+    assert second.ownership.owns(table.id) and table.id not in second.service.tables
+    forwarder = PressForwarder(None, second.tables.db, second.ownership)
+    routed = asyncio.create_task(forwarder._runner_of(table.id))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not routed.done()  # waits for the table
+    gate.set()
+    assert await routed is None and await claiming is not None
+    assert second.service.get(table.id).id == table.id
