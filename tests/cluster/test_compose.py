@@ -22,15 +22,6 @@ from tests.cluster.compose import ROOT, ComposeError, bot_services, read_yaml, s
 SECRETS = {"DISCORD_TOKEN": "a-token-from-dot-env", "POSTGRES_PASSWORD": "from-dot-env"}
 
 
-@pytest.fixture
-def environment():
-    """``Settings.from_env`` reads the process's environment: put it back afterwards."""
-    saved = dict(os.environ)
-    yield
-    os.environ.clear()
-    os.environ.update(saved)
-
-
 def test_the_reader_takes_anchors_merges_and_flow_lists() -> None:
     text = (
         "x-base: &base  # a comment\n"

@@ -46,15 +46,6 @@ def test_bad_shard_settings_say_what_to_set(shards: str, count: str, words: str)
         shards_from(shards, count)
 
 
-@pytest.fixture
-def environment():
-    """The flags write the environment (where the settings read them): put it back."""
-    saved = dict(os.environ)
-    yield
-    os.environ.clear()
-    os.environ.update(saved)
-
-
 def test_the_command_line_flags_reach_the_settings(monkeypatch, tmp_path, environment) -> None:
     seen: list[Settings] = []
     os.environ["DISCORD_TOKEN"] = "x" * 20

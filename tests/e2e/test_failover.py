@@ -78,6 +78,26 @@ def guild_on(server: Any, owner: Any, shard: int, n: int) -> Any:
         del server.state.guilds[guild.id]
 
 
+async def open_lobby(server: Any, host: Any, channel: Any, computers: int) -> tuple:
+    """``/mahjong new`` for one hand, no turn timer and a minute for claims: the lobby, the
+    table's id and its thread (opened from the lobby)."""
+    handle = await host.slash(
+        channel,
+        "mahjong new",
+        rules="pung-chow",
+        hands=1,
+        computer_players=computers,
+        turn_seconds=0,
+        claim_seconds=60,
+    )
+    lobby = await handle.reply(timeout=30)
+    table_id = int(lobby_id(lobby, "start").split(":")[1])
+    place = await server.wait_for(
+        lambda: server.message(lobby.id).thread, timeout=30, what="the table's thread"
+    )
+    return lobby, table_id, place
+
+
 async def open_tables(server: Any) -> list[Table]:
     owner = server.create_user("Owner")
     tables = []
@@ -87,20 +107,7 @@ async def open_tables(server: Any) -> list[Table]:
             channel = server.create_text_channel(guild, f"table-{k}")
             member = server.create_user(f"member-{n}-{k}")
             server.add_member(guild, member)
-            handle = await member.slash(
-                channel,
-                "mahjong new",
-                rules="pung-chow",
-                hands=1,
-                computer_players=3,
-                turn_seconds=0,
-                claim_seconds=60,
-            )
-            lobby = await handle.reply(timeout=30)
-            table_id = int(lobby_id(lobby, "start").split(":")[1])
-            place = await server.wait_for(  # the table's thread, opened from its lobby
-                lambda lobby=lobby: server.message(lobby.id).thread, timeout=30, what="its thread"
-            )
+            lobby, table_id, place = await open_lobby(server, member, channel, computers=3)
             ack = await (await member.click(lobby, lobby_id(lobby, "start"))).ack(timeout=30)
             assert ack == 6, f"table {table_id} did not start"
             tables.append(Table(guild, place, member, table_id))
@@ -359,20 +366,7 @@ async def test_the_compose_processes_answer_commands_for_a_table_taken_over(
     other = next(b for b in bots if b is not home)
 
     alice, bob = w.alice, w.bob
-    new = await alice.slash(
-        w.channel,
-        "mahjong new",
-        rules="pung-chow",
-        hands=1,
-        computer_players=2,
-        turn_seconds=0,
-        claim_seconds=60,
-    )
-    lobby = await new.reply(timeout=30)
-    table_id = int(lobby_id(lobby, "join").split(":")[1])
-    place = await server.wait_for(
-        lambda: server.message(lobby.id).thread, timeout=30, what="the table's thread"
-    )
+    lobby, table_id, place = await open_lobby(server, alice, w.channel, computers=2)
     assert await (await bob.click(lobby, lobby_id(lobby, "join"))).ack(timeout=30) == 6
     assert await (await alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=30) == 6
     assert (await owners(postgres_url))[table_id][0] == str(home.proc.pid)
