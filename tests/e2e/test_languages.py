@@ -82,6 +82,21 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     assert any(t.startswith("第 1 局：") for t in public), public
     assert not any(TRADITIONAL_ONLY.search(t) for t in public)
     assert any("打出" in t for t in public) and not any(" discards " in t for t in public)
+    # The reveal's score lines are the server's words too (bot/i18n/score_words.py).
+    reveal = [
+        e
+        for m in w.alice.messages(place)
+        for e in m.embeds
+        if str(e.get("title", "")).startswith("第 1 局：")
+    ]
+    lines = [
+        line.partition(": ")[0]
+        for e in reveal
+        for f in e.get("fields", ())
+        if f["name"] not in ("付款", "自定义规则")
+        for line in f["value"].splitlines()[:-1]
+    ]
+    assert reveal and [x for x in lines if re.search("[A-Za-z]", x)] == [], lines
 
     alice_dms = w.alice.dm_messages()
     bob_dms = w.bob.dm_messages()
@@ -92,6 +107,7 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     assert not CJK.search(alice_text.replace("bob", "")), alice_text[:500]
     assert "**牌桌" in bob_text and "第 1 局結束" in bob_text
     assert "Table" not in bob_text and not SIMPLIFIED_ONLY.search(bob_text)
+    assert "Waiting on" not in bob_text and "Discard " not in bob_text  # hints: his words
     # Buttons: bob's in Traditional Chinese, alice's in English.
     bob_labels, alice_labels = seen["bob"], seen["alice"]
     assert bob_labels and [x for x in bob_labels if not CJK.search(x)] == []
