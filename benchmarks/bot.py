@@ -65,6 +65,7 @@ CALLBACK = re.compile(r"^/api/v10/interactions/(\d+)/[^/]+/callback$")
 WEBHOOK = re.compile(r"^/api/v10/webhooks/")
 LATE_MS = 3000
 BUDGET = 50  # Discord's global requests per second outside interaction responses
+GUILD_TABLES = 40  # tables a server (below its default cap of 50 open tables)
 TAIL = 5.0  # seconds at the end of the window whose moves are not asked to be shown yet
 
 
@@ -357,11 +358,17 @@ def build_world(server: Any, tables: int, humans: int) -> World:
     from fakediscord.world import BOT_PERMISSIONS
 
     owner = server.create_user("owner")
-    guild = server.create_guild("Benchmark Club", owner=owner)
-    role = server.state.create_role(guild, "Mahjong Bot", BOT_PERMISSIONS, managed=True)
-    server.add_member(guild, server.bot_user, [role])
-    out = [add_table(server, guild, f"{t}", humans) for t in range(tables)]
-    return World(server, guild, out, [u for _, users in out for u in users])
+    guilds = []
+    # A server holds at most 50 open tables by default (bot/service/guild_settings.py): the
+    # tables are spread over servers of GUILD_TABLES each (100 or 200 tables in one server
+    # opened only 50 of them, and the run measured those).
+    for number in range(max(1, -(-tables // GUILD_TABLES))):
+        guild = server.create_guild(f"Benchmark Club {number + 1}", owner=owner)
+        role = server.state.create_role(guild, "Mahjong Bot", BOT_PERMISSIONS, managed=True)
+        server.add_member(guild, server.bot_user, [role])
+        guilds.append(guild)
+    out = [add_table(server, guilds[t // GUILD_TABLES], f"{t}", humans) for t in range(tables)]
+    return World(server, guilds[0], out, [u for _, users in out for u in users])
 
 
 def add_table(server: Any, guild: Any, name: str, humans: int) -> tuple[Any, list[Any]]:

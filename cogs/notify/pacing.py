@@ -62,7 +62,7 @@ from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,7 @@ class Superseded(Exception):
 
 
 Work = Callable[[], Awaitable[None]]
+T = TypeVar("T")
 
 
 @dataclass(order=True)
@@ -229,6 +230,27 @@ class Pacer:
                 waiter.stamp[0] = loop.time()  # granted, never sent: no slot held forever
             raise
         return waiter.stamp
+
+    async def unless_newer(self, work: Awaitable[T]) -> T:
+        """``await work`` (a drawing for the request a coalesced job is about to make), unless
+        the job is asked again urgently meanwhile: then :class:`Superseded` (the job runs
+        again at once). A seat's prompt does not wait for the drawing of an update it makes
+        out of date (drawings of watching seats waited seconds in the pool's lower lane)."""
+        job = _JOB.get()
+        task = asyncio.ensure_future(work)
+        if job is None:
+            return await task
+        newer = asyncio.ensure_future(job.newer.wait())
+        try:
+            await asyncio.wait((task, newer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            newer.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise Superseded
+        return task.result()
 
     def _ensure_dispatcher(self) -> None:
         if self._dispatcher is None or self._dispatcher.done():

@@ -240,3 +240,30 @@ async def test_a_waiting_update_gives_way_to_a_newer_state_and_keeps_its_place()
     await pacer.drain()
     assert sent == ["turn"]
     await pacer.close()
+
+
+async def test_a_drawing_for_an_out_of_date_update_does_not_hold_up_the_prompt() -> None:
+    """A watching seat's update waits for its picture (the drawing pool is busy); the seat's
+    turn comes: the prompt goes at once, and the old update's picture is never awaited."""
+    pacer = Pacer(per_channel=100, window=1, global_rate=100)
+    never = asyncio.Event()  # the watching picture's drawing: stuck in a busy pool
+    sent: list[str] = []
+    state = {"now": "watching"}
+
+    async def draw(shown: str) -> str:
+        if shown == "watching":
+            await never.wait()
+        return shown
+
+    async def work() -> None:
+        picture = await pacer.unless_newer(draw(state["now"]))
+        async with pacer.request("dm", URGENT, supersede=True):
+            sent.append(picture)
+
+    pacer.coalesce("dm-1", work)
+    await asyncio.sleep(0.05)
+    state["now"] = "turn"
+    pacer.coalesce("dm-1", work, urgent=True)
+    await pacer.drain()
+    assert sent == ["turn"]
+    await pacer.close()
