@@ -245,10 +245,23 @@ class PungChowLimit(PungChow):
         by = win.by
         drawn = by in (SELF_DRAW, LOOSE_TILE)
         line_of = _WINNING_VALUE_LINES.get
+        own = EAST + situation.seat_wind
+        own_wind: list[ScoreLine] = []
+        dragons: list[ScoreLine] = []
         for s in reading.sets:
             line = line_of(s)
             if line is not None:
                 items.append(line)
+                # Doubling honours 1-5 (p.67), as set_double_lines gives them.
+                tile = s[1]
+                if tile == own:
+                    own_wind.append(
+                        _OWN_WIND_IN_OWN_ROUND
+                        if situation.round_wind == situation.seat_wind
+                        else _OWN_WIND
+                    )
+                elif tile >= WHITE:
+                    dragons.append(_DRAGON_SET[tile])
         pair = reading.pairs[0]
         role = reading.win_role
         if role == "pair":
@@ -270,7 +283,10 @@ class PungChowLimit(PungChow):
             items.append(_NO_OTHER_SCORE)
         if stats.chows == 0:
             items.append(_NO_SEQUENCES)
-        items.extend(set_double_lines(reading, situation))
+        if own_wind:
+            items.extend(own_wind)
+        if dragons:
+            items.extend(dragons)
         if facts.one_suit:
             items.append(_ONE_SUIT)
         elif facts.one_suit_with_honours:
