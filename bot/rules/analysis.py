@@ -279,7 +279,7 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def _part_completions(pattern: tuple[int, ...], part: int) -> tuple[tuple[int, ...], bool]:
+def part_completions(pattern: tuple[int, ...], part: int) -> tuple[tuple[int, ...], bool]:
     """The tiles that, added to one part, make it divide, and whether it then holds the pair."""
     honours = part == 3
     table = _HONOUR_TABLE if honours else _SUIT_TABLE
@@ -297,7 +297,7 @@ def ready_waits(
     counts: Sequence[int],
     _get: Any = _SUIT_TABLE.get,
     _honours: Any = _HONOUR_TABLE.get,
-    _completions: Any = _part_completions,
+    _completions: Any = part_completions,
 ) -> list[int]:
     """The kinds completing a hand of 3k+1 concealed tiles into sets and a pair, part by part.
 

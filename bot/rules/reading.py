@@ -24,6 +24,7 @@ from bot.rules.analysis import (
     is_seven_pairs,
     is_thirteen_heads,
     part_arrangements,
+    part_completions,
     part_pairs,
     ready_waits,
 )
@@ -127,14 +128,22 @@ class Facts:
 
         A reading often shows a second winning tile at once: a sequence open at both ends
         (23 waiting on 1 or 4) or two pairs waiting to become a set (the other pair would have
-        made the set instead); then the full search is not needed."""
+        made the set instead); then the full search is not needed. ``reading`` is one of the
+        hand's readings."""
         if self._unique_wait is None:
-            if reading is not None and self._second_wait_in(reading):
+            if self.win is None or (reading is not None and self._second_wait_in(reading)):
                 self._unique_wait = False
             else:
-                self._unique_wait = self.win is not None and has_unique_wait(
-                    hand, self.win, self.concealed, self.counts
-                )
+                # A reading of sets and a pair says the hand is complete, which the shortcut
+                # through the winning tile's part needs.
+                found = None
+                if reading is not None and reading.special is None:
+                    found = _waits_in_winning_part(self.concealed, self.win)
+                if found is None:
+                    self._unique_wait = has_unique_wait(hand, self.win, self.concealed, self.counts)
+                else:
+                    won, held = self.win.tile, self.counts
+                    self._unique_wait = all(t == won or held[t] >= 4 for t in found)
         return self._unique_wait
 
     def _second_wait_in(self, reading: Reading) -> bool:
@@ -225,18 +234,22 @@ class _PartReadings:
     division with every distinct set holding that tile tried as the one it completed)."""
 
     __slots__ = (
+        "_lacking",
         "_win_choices",
         "choices",
         "empty",
         "pair",
         "pairs",
+        "pattern",
         "set_count",
         "sets",
         "single",
     )
 
     def __init__(self, pattern: tuple[int, ...], part: int, pairs: int) -> None:
+        self.pattern = pattern
         self.pairs = pairs
+        self._lacking: dict[int, tuple[int, ...] | None] = {}
         self.empty = not any(pattern)
         choices = []
         for sets in part_arrangements(pattern, part):
@@ -251,6 +264,21 @@ class _PartReadings:
         self.sets, self.pair, _ = choices[0]
         self.set_count = sum(pattern) // 3  # sets in every division (a pair is two tiles)
         self._win_choices: dict[int, tuple[_Choice, ...]] = {}
+
+    def waits_lacking(self, index: int, part: int) -> tuple[int, ...] | None:
+        """The tiles completing this part's pattern with one tile at ``index`` taken away,
+        when that pattern no longer divides (then, the other parts of a complete hand
+        dividing, they are all the hand waited on); None when it still divides (the tile
+        could then have gone to another part: ask :func:`has_unique_wait`)."""
+        if index in self._lacking:
+            return self._lacking[index]
+        pattern = self.pattern
+        lacking = (*pattern[:index], pattern[index] - 1, *pattern[index + 1 :])
+        found = (
+            None if part_pairs(lacking, part) is not None else part_completions(lacking, part)[0]
+        )
+        self._lacking[index] = found
+        return found
 
     def win_choices(self, win_tile: int, by_discard: bool) -> tuple[_Choice, ...]:
         """Each division with the ways the winning tile can have completed it: the sets with
@@ -295,6 +323,22 @@ def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
         return None
     found = _PART_READINGS[part][pattern] = _PartReadings(pattern, part, pairs)
     return found
+
+
+def _waits_in_winning_part(concealed: Sequence[int], win: Win) -> tuple[int, ...] | None:
+    """Every tile that would have completed a complete hand (sets and a pair) in place of its
+    winning tile, when taking the winning tile away breaks its part: the other parts dividing
+    as they are, the hand waited on that part alone (what :func:`ready_waits` finds then), and
+    its waits are kept by pattern. None otherwise, or when the part was never read."""
+    won = win.tile
+    if won is None or win.by == DEALT or not 0 <= won < N_KINDS or not concealed[won]:
+        return None
+    part = won // 9
+    start = 9 * part
+    info = _PART_READINGS[part].get(tuple(concealed[start : start + (7 if part == 3 else 9)]))
+    if info is None:
+        return None
+    return info.waits_lacking(won - start, part)
 
 
 def _standard_readings(

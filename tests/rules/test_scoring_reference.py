@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules.analysis import CHOW, PAIR, PUNG, SetInfo
+from bot.rules.analysis import CHOW, PAIR, PUNG, SetInfo, is_complete
 from bot.rules.hand import DEALT, DISCARD, Hand, Situation, Win
 from bot.rules.melds import Kind
-from bot.rules.reading import Facts, Reading
+from bot.rules.reading import Facts, Reading, has_unique_wait, winning_readings
 from bot.rules.rulesets import RULESETS, HandError, RuleSet
 from bot.rules.sampling import random_complete_hand
 from bot.rules.score import Score
@@ -188,6 +188,30 @@ def test_facts_count_the_hand_as_the_hand_does(seed, sets) -> None:
     assert facts.no_simples == (not simples)
     assert facts.terminals_only == (not simples and not honours)
     assert facts.all_simples == (not honours and not terminals and any(suits))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.sampled_from([4, 5]), st.sampled_from([DISCARD, "self-draw"]))
+def test_the_only_place_to_win_is_found_as_by_trying_every_tile(seed, sets, by) -> None:
+    """Facts.unique_wait (a shortcut through the winning tile's part, or the search of
+    has_unique_wait) against trying every other tile the player could still get in its place."""
+    rng = random.Random(seed)
+    hand, win = random_complete_hand(rng, sets, declared_max=rng.choice([0, 2]))
+    win = Win(win.tile, by)
+    held = hand.counts()
+    before = [hand.concealed.count(t) for t in range(34)]
+    before[win.tile] -= 1
+    others = []
+    for tile in range(34):
+        if tile != win.tile and held[tile] < 4:
+            before[tile] += 1
+            if is_complete(before):
+                others.append(tile)
+            before[tile] -= 1
+    expected = not others
+    assert has_unique_wait(hand, win) == expected
+    for reading in winning_readings(hand, win, sets):
+        assert Facts(hand, win).unique_wait(hand, reading) == expected
 
 
 def test_the_reference_finds_every_reading_of_a_hand_with_several() -> None:
