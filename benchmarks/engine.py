@@ -11,6 +11,7 @@ winning tile could have completed) for each rule set on 14- and 17-tile hands.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 from collections.abc import Callable, Sequence
@@ -65,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for c in arrays:
             is_winning_shape(c)
 
+    # Every figure is a wall-clock rate: a machine busy with other work gives lower ones.
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine load (1-minute average) {load:.2f} on {os.cpu_count()} cores")
     print(f"win detection, {n} 14-tile hands ({len(complete)} complete), seed {args.seed}")
     try:
         from mahjong.agari import Agari
