@@ -319,6 +319,12 @@ async def test_two_processes_die_and_every_table_finishes_on_the_third(
     )
 
 
+def newest_moves(user: Any) -> list[Any]:
+    """The move controls on the member's newest hand DM (what they are asked to do now)."""
+    hand_dms = [m for m in user.dm_messages() if not m.deleted and m.interaction_id is None]
+    return move_buttons(hand_dms[-1]) if hand_dms else []
+
+
 async def answer(handle: Any) -> Any:
     """The message answering a slash command: it may be handed to another process first."""
     return await handle.reply(timeout=60)
@@ -378,9 +384,18 @@ async def test_the_compose_processes_answer_commands_for_a_table_taken_over(
 
     # Every command below reaches the restarted process (the server's shard), which does not
     # run the table: it hands the command to the process that does.
+    # bob's hand shows controls only when he has a move: wait until the table waits on a
+    # member (nothing moves then: no turn timer, a minute for claims), and compare with his DM.
+    await server.wait_for(
+        lambda: newest_moves(alice) or newest_moves(bob), timeout=60, what="a member's move"
+    )
     hand = await answer(await bob.slash(place, "mahjong hand"))
     assert hand.ephemeral and hand.visible_to == bob.id
-    assert f"mj:{table_id}:" in " ".join(hand.custom_ids()), hand.content
+    if newest_moves(bob):
+        assert f"mj:{table_id}:" in " ".join(hand.custom_ids()), hand.content
+    else:
+        assert "Waiting for the other players" in hand.content, hand.content
+        assert not move_buttons(hand), hand.content
     table = await answer(await alice.slash(place, "mahjong table"))
     assert (table.content, table.ephemeral) == ("Here is the table.", True)
     left = await answer(await bob.slash(place, "mahjong leave"))
