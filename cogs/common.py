@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 import discord
 from discord import app_commands
 
-from bot.i18n import N_, _
+from bot.i18n import N_
+from bot.i18n.refusals import refusal_words
 from bot.rules.options import OptionError
 from bot.rules.rulesets import HandError
 from bot.rules.table_score import RequestError
@@ -58,8 +59,9 @@ def user_text(text: str) -> str:
 
 async def reply_error(interaction: discord.Interaction, text: str) -> None:
     """A short private answer that changes nothing (a follow-up if already answered), in
-    the member's language when the refusal is in the catalogue."""
-    text = user_text(_(getattr(interaction, "locale", None), text))
+    the member's language when the catalogue knows the refusal or its form
+    (bot/i18n/refusals.py)."""
+    text = user_text(refusal_words(getattr(interaction, "locale", None), text))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

@@ -126,3 +126,27 @@ def test_the_help_in_the_members_language() -> None:
     assert embed.fields[0].name == "加入牌桌"
     assert all(f.value != text for f, (_name, text) in zip(embed.fields, TOPICS, strict=True))
     assert help_embed().fields[0].name == "Joining a table"
+
+
+def test_refusals_with_values_in_the_members_language() -> None:
+    from bot.i18n.refusals import refusal_words
+    from bot.rules.notation import parse_hand
+    from bot.rules.tiles import NotationError
+    from bot.service.tables.service import cap_refusal
+
+    try:
+        parse_hand("123m 456x")
+    except NotationError as exc:
+        said = str(exc)
+    assert refusal_words("zh-TW", said).startswith("「456x」不是牌：expected tiles")
+    assert refusal_words("en-US", said) == said
+    assert refusal_words("zh-CN", cap_refusal("member", 3, 3)).startswith("你已经在 3 张开放的牌桌")
+    assert refusal_words("zh-TW", "5 copies of 5 Bamboo: a set has only four") == (
+        "五條有 5 張：一副牌每種只有四張"
+    )
+    assert (
+        refusal_words("zh-TW", "South's score is given, not the player")
+        == "給了南的分數，卻沒有給玩家"
+    )
+    assert refusal_words("zh-TW", "You left the table.") == "你已離開牌桌。"
+    assert refusal_words("zh-TW", "something else entirely") == "something else entirely"
