@@ -59,11 +59,47 @@ def _rest(locale: str, rest: str) -> str | None:
     return None
 
 
+#: How the seats were chosen (bot/service/tables/events.py describe_seating): its parts.
+SEATING: tuple[tuple[str, str], ...] = (
+    (r"(?P<name>.+) threw (?P<a>\d+)\+(?P<b>\d+)", N_("{name} threw {a}+{b}")),
+    (r"indicators laid out: (?P<winds>.+)", N_("indicators laid out: {winds}")),
+    (r"(?P<name>.+) is the first East", N_("{name} is the first East")),
+)
+_SEATING = [(re.compile(f"^{pattern}$"), message) for pattern, message in SEATING]
+GAME_BEGINS = "The game begins: "
+
+
+def _seating(locale: str, text: str) -> str | None:
+    """The line that opens a game ("The game begins: alice threw 3+4; ...; bob is the first
+    East") in ``locale``; None when a part is of no known form."""
+    said = []
+    for part in text.split("; "):
+        for pattern, message in _SEATING:
+            found = pattern.match(part)
+            if found is None:
+                continue
+            values = found.groupdict()
+            if "winds" in values:
+                names = values["winds"].split(", ")
+                if not set(names) <= set(WIND_NAMES):
+                    return None
+                values["winds"] = _(locale, ", ").join(
+                    wind_words(locale, WIND_NAMES.index(w)) for w in names
+                )
+            said.append(_(locale, message, **values))
+            break
+        else:
+            return None
+    return _(locale, "The game begins: {seating}", seating=_(locale, "; ").join(said))
+
+
 def move_words(locale: Any, text: str) -> str:
     """``text`` (an engine sentence, or a log line "name: sentence") in ``locale``."""
     locale = catalogue_of(locale)
     if locale == FALLBACK or not text:
         return text
+    if text.startswith(GAME_BEGINS):
+        return _seating(locale, text[len(GAME_BEGINS) :]) or text
     for pattern, message in _WHOLE:
         found = pattern.match(text)
         if found is not None:

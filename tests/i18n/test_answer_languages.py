@@ -150,3 +150,17 @@ def test_refusals_with_values_in_the_members_language() -> None:
     )
     assert refusal_words("zh-TW", "You left the table.") == "你已離開牌桌。"
     assert refusal_words("zh-TW", "something else entirely") == "something else entirely"
+
+
+def test_the_line_that_opens_a_game_in_the_tables_language() -> None:
+    from bot.i18n.moves import move_words
+
+    line = (
+        "The game begins: alice threw 3+4; indicators laid out: East, South; bob is the first East"
+    )
+    assert move_words("zh-TW", line) == (
+        "牌局開始：alice 擲出 3+4；擺出的風牌：東、南；bob 是第一位東家"
+    )
+    assert move_words("en-US", line) == line
+    odd = "The game begins: something new"
+    assert move_words("zh-TW", odd) == odd
