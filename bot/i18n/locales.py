@@ -70,8 +70,9 @@ class MemberLocales:
             return
         try:
             await self.store.save_member_locale(user_id, code)
-        except Exception:  # a language is no game state: the DMs just fall back after a restart
-            log.warning("could not store member %s's locale", user_id, exc_info=True)
+        except Exception as exc:  # a language is no game state: DMs fall back after a restart
+            # One line, no traceback: at shut-down the database may close under this write.
+            log.warning("could not store member %s's locale: %r", user_id, exc)
 
     def get(self, user_id: int | None) -> str | None:
         code = self._by_user.get(user_id) if user_id is not None else None
