@@ -19,7 +19,7 @@ from typing import Any
 
 from bot.i18n.catalogue import N_, _
 from bot.i18n.locales import FALLBACK, catalogue_of
-from bot.i18n.tiles import tile_words
+from bot.i18n.tiles import tile_words, wind_words
 from bot.rules.analysis import KONG, PUNG
 from bot.rules.rulesets.pung_chow import set_label
 from bot.rules.tiles import N_TILES, tile_name
@@ -150,6 +150,8 @@ FORMS: tuple[tuple[str, str], ...] = (
     ),
     (r"washing the tiles \((?P<heads>\d+) heads\)", N_("washing the tiles ({heads} heads)")),
     (r"Renchon ante x(?P<renchon>\d+)", N_("Renchon ante x{renchon}")),
+    (r"pays (?P<letter>[ESWN])'s share \(discard\)", N_("pays {seat}'s share (discard)")),
+    (r"pays for (?P<letter>[ESWN]) \(liable\)", N_("pays for {seat} (liable)")),
     (r"(?P<tile>.+)", "{tile}"),  # a flower or season scoring alone: its name
 )
 _FORMS = [(re.compile(f"^{pattern}$"), message) for pattern, message in FORMS]
@@ -195,6 +197,8 @@ def _translated(locale: str, text: str) -> str | None:
         if found is None:
             continue
         values: dict[str, Any] = dict(found.groupdict())
+        if "letter" in values:
+            values["seat"] = wind_words(locale, "ESWN".index(values.pop("letter")))
         if "tile" in values:
             tile = tile_of(values["tile"])
             if tile is None:

@@ -70,6 +70,7 @@ def test_every_tiles_lines_and_the_named_hands_are_translated() -> None:
     names |= {fundamental_line(PAIR, tile, True).name for tile in range(27, 34)}
     names |= {fundamental_line(-1, tile, True).name for tile in range(34, 42)}
     names |= {"washing the tiles (9 heads)", "Renchon ante x3", "difference of scores"}
+    names |= {"pays S's share (discard)", "pays for W (liable)"}
     assert sorted(n for n in names if not known(n)) == []
 
 
@@ -80,6 +81,7 @@ def test_lines_read_in_each_language_and_english_stays_as_written() -> None:
     assert score_words("zh-TW", "Limit hand: East wins on his original draw").startswith("滿貫")
     assert score_words("zh-TW", "Rounded to the nearest 10 (40)") == "進位到十（40）"
     assert score_words("zh-TW", "something new") == "something new"
+    assert score_words("zh-TW", "pays S's share (discard)") == "代付南家的份額（放槍）"
 
 
 def test_every_options_help_is_translated() -> None:
