@@ -13,10 +13,14 @@ process and one first-come queue a player's claim prompt waited behind every tab
   on its stdout. A process ends when its stdin closes, so a killed bot leaves none behind.
 - **Priority lanes** (:data:`LANES`): the acting player's DM (``"dm"``) before claim
   prompts (``"claim"``), then table images (``"table"``), reveals (``"reveal"``) and
-  look-ups (``"lookup"``, the default). A free process always takes the oldest job of the
-  most urgent lane; a lane is first come, first served. A busy lower lane waits (a table
-  image is useless once the claim window it shows has closed, a DM is what a player is
-  waiting on); callers keep each lane bounded by coalescing (one job per table or seat).
+  look-ups (``"lookup"``, the default). A free process takes the oldest job of the most
+  urgent lane (a lane is first come, first served), except that of every :data:`SHARE`
+  drawings started while less urgent work waits, one is the oldest job waiting in any lane.
+  Strict priority starved the table images completely once the DM lane was never empty
+  (``benchmarks/bot.py`` at 50 tables on a loaded machine: no table image showed a move for
+  30 s); with the share a steady stream of DMs still gets most of the pool and the table
+  images keep moving. Callers keep each lane bounded by coalescing (one job per table or
+  seat).
 - **Superseded work is dropped.** ``draw(..., key=k)``: when a newer job with the same key
   comes while an older one is still queued (not yet started), the older one is dropped and
   its caller gets :class:`Superseded` ("don't send it, a newer picture is coming"; the newer
@@ -60,6 +64,7 @@ log = logging.getLogger(__name__)
 KINDS = frozenset({"table", "seat_table", "hand", "score_card", "tile_emoji"})
 LANES = ("dm", "claim", "table", "reveal", "lookup")
 MAX_PROCESSES = 8
+SHARE = 4  # of every SHARE drawings started while less urgent work waits, one is the oldest
 TIMEOUT = 10.0  # seconds for one drawing (~12 ms normally, a few hundred under heavy load)
 START_TIMEOUT = 60.0  # seconds for a process to load Pillow and the renderer
 RETRY_START = 30.0  # seconds before a process that could not start is tried again
@@ -195,6 +200,7 @@ class _Job:
     lane: str
     key: Hashable | None
     future: asyncio.Future[bytes] = field(repr=False)
+    order: int = 0  # when it was asked for, across lanes
 
 
 class Drawing:
@@ -221,6 +227,7 @@ class Drawing:
         # drawings there delayed everything else that uses it (aiohttp's address look-ups).
         self._thread: ThreadPoolExecutor | None = None
         self._order = itertools.count()
+        self._streak = 0  # drawings started from the most urgent lane while others waited
 
     # -- the pool ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -282,6 +289,7 @@ class Drawing:
             lane,
             key,
             asyncio.get_running_loop().create_future(),
+            next(self._order),
         )
         if key is not None:
             older = self._queued.get(key)
@@ -298,16 +306,30 @@ class Drawing:
                 del self._queued[key]
 
     def _next(self) -> _Job | None:
-        """The oldest job of the most urgent lane; dropped and cancelled jobs are skipped."""
+        """The oldest job of the most urgent lane, or, once every :data:`SHARE` starts while
+        less urgent work waits, the oldest job of any lane; dropped and cancelled jobs are
+        skipped."""
+        waiting = []
         for jobs in self._lanes.values():
-            while jobs:
-                job = jobs.popleft()
-                if job.future.done():  # superseded, or its caller gave up
-                    continue
-                if job.key is not None and self._queued.get(job.key) is job:
-                    del self._queued[job.key]  # started: no longer superseded by a newer one
-                return job
-        return None
+            while jobs and jobs[0].future.done():  # superseded, or its caller gave up
+                jobs.popleft()
+            if jobs:
+                waiting.append(jobs)
+        if not waiting:
+            return None
+        if len(waiting) == 1:
+            self._streak = 0
+            chosen = waiting[0]
+        elif self._streak >= SHARE - 1:
+            self._streak = 0
+            chosen = min(waiting, key=lambda jobs: jobs[0].order)
+        else:
+            self._streak += 1
+            chosen = waiting[0]
+        job = chosen.popleft()
+        if job.key is not None and self._queued.get(job.key) is job:
+            del self._queued[job.key]  # started: no longer superseded by a newer one
+        return job
 
     async def _worker(self, slot: int) -> None:
         """One slot of the pool: its process (or the thread while it has none), one job at a

@@ -16,6 +16,7 @@ import pytest
 
 from bot.drawing import (
     LANES,
+    SHARE,
     Drawing,
     DrawingFailed,
     Superseded,
@@ -217,7 +218,7 @@ async def test_a_dm_asked_for_after_twenty_table_images_is_drawn_before_them(tab
     assert finished.count("table") == 20
 
 
-async def test_every_lane_is_served_in_its_order(table_view) -> None:
+async def test_every_lane_is_served_in_its_order_with_a_share_for_the_oldest(table_view) -> None:
     _, own = table_view
     drawing = Drawing(processes=1)
     await drawing.ready()
@@ -234,8 +235,41 @@ async def test_every_lane_is_served_in_its_order(table_view) -> None:
         await asyncio.gather(*(draw(lane) for lane in reversed(LANES)), busy)
     finally:
         await drawing.close()
-    assert finished == list(LANES)
+    # The most urgent lane first; after SHARE - 1 such starts while others waited, the oldest
+    # job waiting (the look-up, asked for first), then the most urgent again.
+    assert SHARE == 4
+    assert finished == ["dm", "claim", "table", "lookup", "reveal"]
     assert sum(drawing.counts[lane] for lane in LANES) == len(LANES) + 1
+
+
+async def test_a_steady_stream_of_dms_does_not_starve_the_table_images(table_view) -> None:
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    finished: list[str] = []
+
+    async def draw(lane: str, *args, **kwargs) -> None:
+        await drawing.draw(*args, lane=lane, **kwargs)
+        finished.append(lane)
+
+    try:
+        tables = [
+            asyncio.create_task(draw("table", "table", public, ["a", "b", "c", "d"]))
+            for _ in range(5)
+        ]
+        # Twenty more urgent DMs come while the table images wait: the DM lane stays full.
+        dms = []
+        for _ in range(20):
+            dms.append(asyncio.create_task(draw("dm", "hand", own, marks=frozenset())))
+            await asyncio.sleep(0)
+        await asyncio.gather(*tables, *dms)
+    finally:
+        await drawing.close()
+    # Every table image came out while DMs still waited, at least one of every SHARE starts.
+    last_table = len(finished) - 1 - finished[::-1].index("table")
+    assert finished[last_table + 1 :].count("dm") > 0
+    assert last_table < 5 * SHARE + 1, finished
+    assert finished.count("dm") == 20 and finished.count("table") == 5
 
 
 async def test_a_queued_drawing_is_superseded_by_a_newer_one_with_its_key(table_view) -> None:
