@@ -42,7 +42,7 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     w = discord_world
     w.guild.preferred_locale = "zh-CN"
     w.bob.record.locale = "zh-TW"  # alice keeps en-US
-    await start_bot(run_bot, tmp_path)
+    bot = await start_bot(run_bot, tmp_path)
 
     mahjong = next(c for c in w.server.commands() if c["name"] == "mahjong")
     assert mahjong["name_localizations"] == {"zh-TW": "麻將", "zh-CN": "麻将"}
@@ -98,6 +98,9 @@ async def test_each_member_reads_their_language_in_private_and_the_servers_in_pu
     ]
     assert reveal and [x for x in lines if re.search("[A-Za-z]", x)] == [], lines
 
+    # The standings are out; each DM's last edit ("Hand 1 is over") may still be on its way
+    # (DMs are paced at five per five seconds): wait for everything the bot has to send.
+    await bot.services.tables.notifier.drain()
     alice_dms = w.alice.dm_messages()
     bob_dms = w.bob.dm_messages()
     assert alice_dms and bob_dms
