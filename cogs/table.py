@@ -221,9 +221,10 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         # Stored first: a bot stopped before the thread is placed opens it on start-up.
         await self.service.set_summary_message(table.id, message.id)
         try:
-            thread = await message.create_thread(
-                name=thread_name(table), auto_archive_duration=THREAD_ARCHIVE_MINUTES
-            )
+            async with self.notifier.paced(message.channel.id):  # the global budget
+                thread = await message.create_thread(
+                    name=thread_name(table), auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                )
         except discord.HTTPException as exc:
             log.warning("table %s: could not open its thread (%s)", table.id, exc)
             await self.service.play_in_channel(table.id)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -23,7 +24,7 @@ from bot.i18n import N_, _, member_locale
 from bot.rules.game.actions import CLAIMED, WON
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
-from cogs.notify.pacing import Pacer
+from cogs.notify.pacing import NORMAL, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.private_hand import PrivateHands
 from cogs.notify.words import lobby_embed
@@ -111,6 +112,12 @@ class DiscordTableNotifier:
 
     def start_emoji_upload(self) -> None:
         self.pacer.spawn(self.upload_emojis(), "tile-emojis")
+
+    def paced(self, channel_id: int, priority: int = NORMAL) -> AbstractAsyncContextManager[None]:
+        """``async with notifier.paced(channel_id):`` around a request the cogs make to a
+        table's channel themselves (opening a table's thread): it waits its turn in the same
+        global budget as every update (it went around it: one request per table opened)."""
+        return self.pacer.request(("channel", channel_id), priority)
 
     async def drain(self) -> None:
         """Wait for every scheduled update (used by tests and on shutdown)."""
