@@ -199,3 +199,29 @@ def pytest_configure(config: pytest.Config) -> None:
 
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="mahjong-test-xdg-")
     os.environ.pop("MAHJONG_DATA_DIR", None)
+
+
+# The longest tests (CI's --durations), longest first. In a parallel run (pytest-xdist's
+# ``-n``, README) the slow tests start first, so no worker is left running one of them alone
+# at the end while the others are idle; the quick ones fill the gaps. A serial run keeps the
+# usual order.
+LONGEST_FIRST = (
+    "tests/e2e/test_restart.py",
+    "tests/e2e/test_what_members_see.py",
+    "tests/game/test_properties.py::test_many_more_random_games",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import os
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item: pytest.Item) -> int:
+        for n, prefix in enumerate(LONGEST_FIRST):
+            if item.nodeid.startswith(prefix):
+                return n
+        return len(LONGEST_FIRST) if item.get_closest_marker("slow") else len(LONGEST_FIRST) + 1
+
+    items.sort(key=rank)  # stable: the usual order within each rank

@@ -43,20 +43,20 @@ async def test_a_channel_that_refuses_the_bot_gets_a_few_failed_requests_not_a_s
         return table is not None and table.state is not None and table.state.deal >= n
 
     with caplog.at_level(logging.WARNING):
-        await alice.play(lambda: dealt(2), timeout=60)
+        await alice.play(lambda: dealt(2), timeout=180)
         # Sending messages and files in the channel (and so in its threads) is taken away
         # (editing the bot's own table message is still allowed, as on Discord): the next
         # reveal is refused.
         await fake_discord.set_overwrite(
             w.channel, fake_discord.state.bot_user, deny=Perm.SEND_MESSAGES | Perm.ATTACH_FILES
         )
-        await alice.play(lambda: dealt(3) or told, timeout=60)
+        await alice.play(lambda: dealt(3) or told, timeout=180)
         await wait_until(lambda: told, 30, "the service told of the lost permission")
         failed = len(fake_discord.invalid_requests.matching(channel_path))
         # Play goes on in the DMs to the end (unless the service paused the table): not one
         # more request fails in the channel.
         if not getattr(tables.tables.get(opened.table_id), "paused", False):
-            await alice.play(lambda: finished(tables, opened.table_id), timeout=90)
+            await alice.play(lambda: finished(tables, opened.table_id), timeout=240)
         await tables.notifier.drain()
     after = len(fake_discord.invalid_requests.matching(channel_path))
     assert 1 <= failed <= 3, fake_discord.invalid_requests.summary()

@@ -30,7 +30,7 @@ async def test_members_with_closed_dms_play_from_the_channel(
                 fake_discord.close_dms(w.alice)
             return standings_posted(w.alice, place)
 
-        await play_all(players, alice_closes_at_hand_two, timeout=90)
+        await play_all(players, alice_closes_at_hand_two, timeout=240)
         await bot.services.tables.notifier.drain()
 
     # Each was told once, in the table's thread, with the button.

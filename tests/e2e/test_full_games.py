@@ -32,7 +32,7 @@ async def test_four_members_play_a_whole_game(
         opened = await open_table(w, w.alice, [w.bob, w.carol, w.dave], rules=rules, hands=2)
         place = opened.place
         players = [SimPlayer(u, place) for u in w.players]
-        await play_all(players, lambda: standings_posted(w.alice, place), timeout=90)
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=240)
         await bot.services.tables.notifier.drain()
 
     db = tmp_path / "db.sqlite3"

@@ -16,7 +16,7 @@ async def test_one_member_plays_a_hand_with_three_computers(
     place = opened.place  # the table's thread
     assert place.id != w.channel.id and place.parent_id == w.channel.id
     alice = SimPlayer(w.alice, place)
-    await alice.play(lambda: standings_posted(w.alice, place), timeout=60)
+    await alice.play(lambda: standings_posted(w.alice, place), timeout=180)
     assert alice.accepted
     seen = titles(w.alice, place)
     assert any(t.startswith("Hand 1:") for t in seen)

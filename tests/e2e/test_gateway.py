@@ -28,7 +28,7 @@ async def test_the_game_goes_on_across_gateway_drops(
     place = opened.place
     players = [SimPlayer(u, place) for u in members]
     tasks = [
-        asyncio.create_task(p.play(lambda: standings_posted(w.alice, place), timeout=90))
+        asyncio.create_task(p.play(lambda: standings_posted(w.alice, place), timeout=240))
         for p in players
     ]
     try:

@@ -26,7 +26,7 @@ async def test_no_member_sees_another_members_tiles_and_the_check_would_tell(
         opened = await open_table(w, w.alice, [w.bob], computer_players=2, hands=1)
         place = opened.place
         players = [SimPlayer(u, place) for u in members]
-        await play_all(players, lambda: standings_posted(w.alice, place), timeout=60)
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=180)
         await bot.services.tables.notifier.drain()
     table = replay(tmp_path / "db.sqlite3", opened.table_id)
     (snapshots,) = states.games.values()

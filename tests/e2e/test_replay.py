@@ -56,7 +56,7 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
         assert refusal.ephemeral
 
         alice = SimPlayer(w.alice, opened.place)
-        await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=60)
+        await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=180)
         await bot.services.tables.notifier.drain()
 
         # What alice's DM showed, picture by picture.

@@ -242,7 +242,7 @@ async def play_with_kills(
             crashes.after_kill()
             crashes.mark_restart()
             await bot.start()
-        await wait_until(over, 60, "the final standings")
+        await wait_until(over, 180, "the final standings")
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:

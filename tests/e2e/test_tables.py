@@ -22,7 +22,7 @@ async def _play(w, fake_discord, run_bot, tmp_path, members, **options):
         opened = await open_table(w, members[0], members[1:], **options)
         place = opened.place
         players = [SimPlayer(u, place) for u in members]
-        await play_all(players, lambda: standings_posted(w.alice, place), timeout=60)
+        await play_all(players, lambda: standings_posted(w.alice, place), timeout=180)
         await bot.services.tables.notifier.drain()
     db = tmp_path / "db.sqlite3"
     table = replay(db, opened.table_id)
