@@ -11,6 +11,7 @@ computer players call most.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -99,27 +100,64 @@ def is_complete(
     return a + c + d + e == 1
 
 
+def _build_shape_table(
+    part: dict[tuple[int, ...], int], ranks: int, heads: tuple[int, ...]
+) -> dict[tuple[int, ...], int]:
+    """The part table of :func:`_build_part_table` (a pattern that divides into sets and at
+    most one pair, mapped to its pair count), plus every pattern that can only belong to a
+    special shape (different pairs; exactly the part's terminal and honour heads), mapped to
+    :data:`_SPECIAL`. A pattern in neither belongs to no winning shape."""
+    table = dict(part)
+    for pattern in itertools.product((0, 2), repeat=ranks):
+        table.setdefault(pattern, _SPECIAL)
+    for chosen in itertools.product((1, 2), repeat=len(heads)):
+        pattern = [0] * ranks
+        for i, n in zip(heads, chosen, strict=True):
+            pattern[i] = n
+        table.setdefault(tuple(pattern), _SPECIAL)
+    return table
+
+
+_SPECIAL = 100  # in a winning shape, never sets and one pair: four such never sum to 1
+_SHAPE_SUIT_TABLE = _build_shape_table(_SUIT_TABLE, 9, (0, 8))
+_SHAPE_HONOUR_TABLE = _build_shape_table(_HONOUR_TABLE, 7, tuple(range(7)))
+
+
 def is_winning_shape(
     counts: Sequence[int],
-    _get: Any = _SUIT_TABLE.get,
-    _honours: Any = _HONOUR_TABLE.get,
+    _get: Any = _SHAPE_SUIT_TABLE.get,
+    _honours: Any = _SHAPE_HONOUR_TABLE.get,
     _tuple: Any = tuple,
 ) -> bool:
     """Sets and a pair, seven different pairs, or the thirteen single heads with a pair: every
-    winning shape any of our rule sets knows (what ``mahjong``'s ``is_agari`` also checks)."""
+    winning shape any of our rule sets knows (what ``mahjong``'s ``is_agari`` also checks).
+
+    One look-up per part, as :func:`is_complete`: a part in no winning shape ends the check,
+    so the special shapes cost the usual hand nothing."""
     b = _tuple(counts)
     e = _honours(b[27:34])
-    if e is not None:
-        a = _get(b[0:9])
-        if a is not None:
-            c = _get(b[9:18])
-            if c is not None:
-                d = _get(b[18:27])
-                if d is not None and a + c + d + e == 1:
-                    return True
-    if b.count(2) == 7 and b.count(0) == 27:
-        return True
-    if b[1:8] == _ZERO7 and b[10:17] == _ZERO7 and b[19:26] == _ZERO7:
+    if e is None:
+        return False
+    a = _get(b[0:9])
+    if a is None:
+        return False
+    c = _get(b[9:18])
+    if c is None:
+        return False
+    d = _get(b[18:27])
+    if d is None:
+        return False
+    # Sets and one pair; else seven pairs may still hide in parts that divide into sets too
+    # (223344 is two chows), so the rare hand that got this far is looked at whole.
+    return a + c + d + e == 1 or _is_special_shape(b)
+
+
+def _is_special_shape(b: tuple[int, ...]) -> bool:
+    """Seven different pairs, or the thirteen terminal and honour heads with one paired."""
+    absent = b.count(0)
+    if absent == 27:
+        return b.count(2) == 7
+    if absent == 21 and b[1:8] == _ZERO7 and b[10:17] == _ZERO7 and b[19:26] == _ZERO7:
         heads = b[0:1] + b[8:10] + b[17:19] + b[26:34]
         return heads.count(1) == 12 and heads.count(2) == 1
     return False

@@ -89,6 +89,29 @@ def test_winning_shape_is_any_of_the_three(seed) -> None:
     assert not is_winning_shape(counts_of(parse_tiles("1111m5577p99s1122z")))
 
 
+HEADS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.integers(0, 3))
+def test_winning_shape_near_the_special_shapes(seed, changes) -> None:
+    """Seven pairs and thirteen heads, and both with a few tiles swapped: the one-look-up
+    reading of the three shapes agrees with each shape checked on its own."""
+    rng = random.Random(seed)
+    if rng.random() < 0.5:
+        tiles = [t for t in rng.sample(range(34), 7) for _ in range(2)]
+    else:
+        tiles = [*HEADS, rng.choice(HEADS)]
+    for _ in range(changes):
+        tiles[rng.randrange(14)] = rng.randrange(34)
+    counts = counts_of(tiles)
+    if max(counts) > 4:
+        return
+    expected = is_complete(counts) or is_seven_pairs(counts) or is_thirteen_heads(counts)
+    assert is_winning_shape(counts) == expected
+    assert changes or expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(seeds)
 def test_special_waits_include_thirteen_heads_and_seven_pairs(seed) -> None:
