@@ -70,13 +70,13 @@ async def reply_error(interaction: discord.Interaction, text: str) -> None:
     except discord.HTTPException:
         log.warning("could not deliver an error reply", exc_info=True)
     except Exception:
-        if not _shutting_down(interaction):
+        if not shutting_down(interaction):
             raise
         # The bot closed its session while the command ran: nobody is left to tell.
         log.info("shutting down: an error reply was not sent")
 
 
-def _shutting_down(interaction: discord.Interaction) -> bool:
+def shutting_down(interaction: discord.Interaction) -> bool:
     client = getattr(interaction, "client", None)
     return bool(client is not None and client.is_closed())
 
@@ -103,7 +103,7 @@ async def handle_error(interaction: discord.Interaction, error: BaseException) -
     if text is None:
         original = getattr(error, "original", None) or error
         command = interaction.command.qualified_name if interaction.command else "component"
-        if _shutting_down(interaction):
+        if shutting_down(interaction):
             # Cut short by a shut-down (its session closed mid-request): not a fault.
             log.info("%s cut short by the shut-down: %s", command, original)
             return

@@ -34,6 +34,7 @@ from bot.rules.game import (
     WashTiles,
 )
 from bot.rules.tiles import short_name, tile_name
+from cogs.common import reply_error, shutting_down
 
 log = logging.getLogger(__name__)
 
@@ -52,18 +53,19 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
         return
     try:
         await handler(interaction, match.groupdict())
-    except Exception:
+    except Exception as exc:
+        if shutting_down(interaction):
+            # Cut short by the bot's shut-down (its session closed mid-answer): the move, if
+            # taken, is committed; nobody is left to tell.
+            log.info("button %s cut short by the shut-down: %s", match.group(0), exc)
+            return
         # A click must always be answered: the traceback goes to the log, a short word to
         # the player (handlers answer the refusals they expect themselves).
         log.exception("button %s failed", match.group(0))
-        text = _(
-            interaction.locale,
-            "Something went wrong with that button; try again, or use /mahjong hand.",
+        await reply_error(
+            interaction,
+            N_("Something went wrong with that button; try again, or use /mahjong hand."),
         )
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
 
 
 class _Dispatched:

@@ -5,6 +5,7 @@ A real fault while running is still logged as one."""
 from __future__ import annotations
 
 import logging
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -67,3 +68,24 @@ async def test_an_unexpected_failure_to_reply_while_running_is_not_hidden():
     running = interaction(closed=False, fail=RuntimeError("Session is closed"))
     with pytest.raises(RuntimeError):
         await handle_error(running, app_commands.CheckFailure("Not here."))
+
+
+async def test_a_button_cut_short_by_the_shut_down_is_not_an_error(caplog, monkeypatch):
+    from cogs import controls
+
+    async def closed_session(interaction: Any, fields: dict[str, str]) -> None:
+        raise RuntimeError("Session is closed")
+
+    monkeypatch.setitem(controls.HANDLERS, "move", closed_session)
+    caplog.set_level(logging.INFO)
+    closing = interaction(closed=True, fail=RuntimeError("Session is closed"))
+    await controls._dispatch("move", closing, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert "cut short by the shut-down" in caplog.text
+
+    running = interaction(closed=False)
+    await controls._dispatch("move", running, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
+    assert [r.levelno for r in caplog.records if r.levelno >= logging.ERROR] == [logging.ERROR]
+    assert running.response.sent == [
+        "Something went wrong with that button; try again, or use /mahjong hand."
+    ]

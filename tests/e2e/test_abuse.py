@@ -125,6 +125,11 @@ async def test_abuse_is_refused_and_changes_nothing(
                 if not buttons or buttons[0][3] not in (state.move, state.move - 1):
                     continue
                 if state.phase == "play" and seat_of[user] == state.turn:
+                    # The table waits for this member now; let the DM settle first (a clicked
+                    # message that showed the turn gives way to a new turn prompt).
+                    await bot.services.tables.notifier.drain()
+                    message = await hand_message(user)
+                    buttons = move_buttons(message) if message is not None else []
                     discards = [b for b in buttons if b[1] == "discard"]
                     if discards and buttons[0][3] == state.move:
                         return user, message, discards
