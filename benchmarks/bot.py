@@ -380,24 +380,28 @@ def add_table(server: Any, guild: Any, name: str, humans: int) -> tuple[Any, lis
     return channel, users
 
 
+async def open_game(channel: Any, users: list[Any], hands: int) -> None:
+    """``/mahjong new`` by the first member, the others join, computers fill the other
+    seats, the host starts."""
+    from tests.e2e.harness import lobby_id
+
+    host, guests = users[0], users[1:]
+    handle = await host.slash(channel, "mahjong new", computer_players=4 - len(users), hands=hands)
+    lobby = await handle.reply(timeout=60)
+    for guest in guests:
+        await (await guest.click(lobby, lobby_id(lobby, "join"))).ack(timeout=60)
+    await (await host.click(lobby, lobby_id(lobby, "start"))).ack(timeout=60)
+
+
 async def open_tables(world: World, hands: int = 64, at_once: int = 8) -> int:
     """``/mahjong new`` in every channel, members join, the host starts; a few at a time.
     Returns how many tables started."""
-    from tests.e2e.harness import lobby_id
-
     gate = asyncio.Semaphore(at_once)
 
     async def open_one(channel: Any, users: list[Any]) -> bool:
-        host, guests = users[0], users[1:]
         async with gate:
             try:
-                handle = await host.slash(
-                    channel, "mahjong new", computer_players=4 - len(users), hands=hands
-                )
-                lobby = await handle.reply(timeout=60)
-                for guest in guests:
-                    await (await guest.click(lobby, lobby_id(lobby, "join"))).ack(timeout=60)
-                await (await host.click(lobby, lobby_id(lobby, "start"))).ack(timeout=60)
+                await open_game(channel, users, hands)
             except Exception as exc:  # counted and told; the run goes on without the table
                 logging.warning("a table did not open: %s", exc)
                 return False

@@ -66,21 +66,12 @@ def open_game(database: Path, channel_id: int) -> bool:
 
 
 async def host_games(
-    world: Any, channel: Any, users: list[Any], database: Path, hands: int, stop: asyncio.Event
+    channel: Any, users: list[Any], database: Path, hands: int, stop: asyncio.Event
 ) -> None:
     """Open a game in ``channel``; when it has ended, open the next."""
-    from tests.e2e.harness import lobby_id
-
-    host, guests = users[0], users[1:]
     while not stop.is_set():
         try:
-            handle = await host.slash(
-                channel, "mahjong new", computer_players=4 - len(users), hands=hands
-            )
-            lobby = await handle.reply(timeout=60)
-            for guest in guests:
-                await (await guest.click(lobby, lobby_id(lobby, "join"))).ack(timeout=60)
-            await (await host.click(lobby, lobby_id(lobby, "start"))).ack(timeout=60)
+            await bench.open_game(channel, users, hands)
         except Exception as exc:  # told; tried again in a moment
             logging.warning("a table did not open in %s: %r", channel.name, exc)
             await asyncio.sleep(5)
@@ -118,7 +109,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             ]
             tasks = [asyncio.create_task(p.play(stop.is_set, timeout=86400)) for p in players]
             tasks += [
-                asyncio.create_task(host_games(world, c, u, bot.database, args.hands, stop))
+                asyncio.create_task(host_games(c, u, bot.database, args.hands, stop))
                 for c, u in world.tables
             ]
             began = time.monotonic()
