@@ -583,8 +583,9 @@ async def burst(world: World, meter: Meter, count: int, rng: random.Random) -> d
                 sent.append((await user.slash(channel, "rules")).id)
             else:
                 pressed = await press_any(user)
-                if pressed is not None:
-                    sent.append(pressed)
+                if pressed is None:  # no button in their DMs now: a command instead
+                    pressed = (await user.slash(channel, "rules")).id
+                sent.append(pressed)
         except AssertionError as exc:  # a command this bot does not offer (yet)
             logging.warning("burst: %s", exc)
 
