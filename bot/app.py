@@ -260,6 +260,9 @@ class MahjongBot(commands.Bot):
             await asyncio.wait_for(drain(), seconds)  # on timeout this cancels what is left
         except TimeoutError:
             log.info("stopped the updates still queued for Discord")
+        pacer = getattr(notifier, "pacer", None)
+        if pacer is not None:  # what still runs now meets a closed drawing or session
+            pacer.shutting_down = True
 
 
 class ShardedMahjongBot(MahjongBot, commands.AutoShardedBot):

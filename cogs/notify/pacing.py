@@ -144,6 +144,9 @@ class Pacer:
         self._jobs: dict[Hashable, _Job] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.counts: Counter[str] = Counter()  # requests granted, "global" and "interaction"
+        # Set by the bot's shut-down once the last updates had their moment: an update still
+        # running then fails for want of the drawing or the session, which is no fault.
+        self.shutting_down = False
 
     # -- turns -------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -407,8 +410,11 @@ class Pacer:
                 await job.work()
             except Superseded:
                 job.last = last  # nothing was sent: the newer state goes without a gap
-            except Exception:
-                log.exception("updating %s failed", key)
+            except Exception as exc:
+                if self.shutting_down:
+                    log.info("updating %s stopped by the shut-down: %s", key, exc)
+                else:
+                    log.exception("updating %s failed", key)
             finally:
                 _JOB.reset(token)
         if self._jobs.get(key) is job and not job.dirty:
@@ -434,7 +440,9 @@ class Pacer:
         if task.cancelled():
             return
         exc = task.exception()
-        if exc is not None:
+        if exc is not None and self.shutting_down:
+            log.info("%s stopped by the shut-down: %s", task.get_name(), exc)
+        elif exc is not None:
             log.error("%s failed: %s", task.get_name(), exc, exc_info=exc)
 
     async def drain(self) -> None:

@@ -267,3 +267,26 @@ async def test_a_drawing_for_an_out_of_date_update_does_not_hold_up_the_prompt()
     await pacer.drain()
     assert sent == ["turn"]
     await pacer.close()
+
+
+async def test_an_update_failing_at_shut_down_is_no_error_but_one_failing_before_is(
+    caplog,
+) -> None:
+    """The bot marks the pacer once the last updates had their moment; an update still running
+    then meets a closed drawing or session (CI saw 'drawing is closed' logged as an error)."""
+    pacer = Pacer()
+
+    async def fails() -> None:
+        raise RuntimeError("drawing is closed")
+
+    pacer.coalesce("running", fails)
+    await pacer.drain()
+    assert [r.levelno for r in caplog.records] == [logging.ERROR]
+    caplog.clear()
+    caplog.set_level(logging.INFO)
+    pacer.shutting_down = True
+    pacer.coalesce("stopping", fails)
+    await pacer.drain()
+    assert [r.levelno for r in caplog.records] == [logging.INFO]
+    assert "stopped by the shut-down" in caplog.text
+    await pacer.close()
