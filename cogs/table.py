@@ -36,6 +36,13 @@ async def _refuse(interaction: discord.Interaction, text: str) -> None:
     await reply_error(interaction, text)
 
 
+async def _acknowledge(interaction: discord.Interaction) -> None:
+    """Acknowledge a press with nothing to say, unless it already was: a press handed over
+    from another process (bot/cluster/forwarding.py) arrives acknowledged there."""
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+
+
 def _can_manage(interaction: discord.Interaction) -> bool:
     perms = getattr(interaction, "permissions", None)
     return bool(perms and (perms.manage_guild or perms.administrator))
@@ -479,7 +486,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         except TableError as exc:
             await _refuse(interaction, str(exc))
             return
-        await interaction.response.defer()
+        await _acknowledge(interaction)
 
     async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, move = int(groups["table"]), int(groups["move"])
@@ -495,7 +502,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         table = self.service.tables.get(table_id)
         seat = table.seat_of_user(interaction.user.id) if table is not None else None
         if table is None or seat is None or table.state is None:
-            await interaction.response.defer()
+            await _acknowledge(interaction)
             return
         await self.notifier.answer_click(interaction, table, seat)
 
@@ -522,7 +529,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
                 return
             if verb == "back":
                 await self.service.take_back(table_id, interaction.user.id)
-                await interaction.response.defer()
+                await _acknowledge(interaction)
             else:
                 await self._show_hand(interaction, self.service.get(table_id))
         except TableError as exc:
@@ -536,7 +543,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def _play_again(self, interaction: discord.Interaction, table_id: int) -> None:
         """ "Play again": a new lobby where the last one was (its thread opened from it)."""
         table = await self.service.rematch(table_id, interaction.user.id)
-        await interaction.response.defer()
+        await _acknowledge(interaction)
         home = table.home_channel_id if table.home_channel_id is not None else table.channel_id
         channel = self.bot.get_channel(home) or self.bot.get_partial_messageable(home)
         message = await channel.send(
