@@ -244,7 +244,7 @@ async def window(
     after = [bench.cpu_seconds(p) for p in pids]
     drawing_after = sum(bench.cpu_seconds(c) for b in bots for c in b.children())
     requests = meter.requests[first:]
-    outside = sum(1 for _, callback in requests if not callback)
+    outside = sum(1 for r in requests if not r.exempt)
     lat = meter.latencies
     return {
         "seconds": round(seconds, 1),

@@ -25,9 +25,10 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
     tables = bot.services.tables
     tables.computer_delay = 0  # moves as fast as the bot can make them
     tables.next_hand_delay = 0.05
-    opened = await open_table(w, w.alice, computer_players=3, hands=2)
+    # Five quick hands: enough DM requests to check a 5-second window (two hands gave 4 once).
+    opened = await open_table(w, w.alice, computer_players=3, hands=5)
     alice = SimPlayer(w.alice, opened.place)
-    await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=120)
+    await alice.play(lambda: standings_posted(w.alice, opened.place), timeout=300)
     await tables.notifier.drain()
 
     table_message = next(

@@ -67,7 +67,9 @@ async def test_a_finished_hand_replays_as_the_live_dm_showed_it(
             for attachment in version.attachments:
                 if attachment.filename == "seat.png" and attachment.data not in live[-1:]:
                     live.append(attachment.data)
-        assert len(live) > 5
+        # A seat that only watches is updated at most every 2 s (docs/performance.md), so a
+        # quick hand shows a handful of pictures: enough to check their order and moves.
+        assert len(live) >= 3
 
         # Her last hand, from her own seat, frame by frame to the reveal.
         handle = await w.alice.slash(w.channel, "mahjong replay")
