@@ -23,6 +23,7 @@ from bot.rules.tiles import NotationError
 from bot.service.guild_settings import SettingsError
 from bot.service.ledger import LedgerError
 from bot.service.scoring import ScoringError
+from bot.service.tables import TableError
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     OptionError,
     NotationError,
     RequestError,
+    TableError,
 )
 DM_REFUSAL = N_("This command works in a server, not in direct messages.")
 GENERIC_FAILURE = N_("Something went wrong on our side; nothing was changed.")

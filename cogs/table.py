@@ -18,7 +18,6 @@ from bot.i18n import N_, _, guild_locale
 from bot.permissions import PERMISSION_NAMES, missing_in, names_list
 from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
-from bot.service.guild_settings import SettingsError
 from bot.service.tables import LiveTable, TableError, TableService
 from cogs import controls
 from cogs.common import handle_error, reply_error
@@ -28,12 +27,6 @@ log = logging.getLogger(__name__)
 
 NOT_BEGUN = N_("Use this in a table's thread or channel once its game has begun.")
 RULE_CHOICES = [app_commands.Choice(name=name, value=name) for name in RULESETS]
-
-
-async def _refuse(interaction: discord.Interaction, text: str) -> None:
-    """A short private answer that changes nothing, in the member's language (a refusal
-    marked for the catalogue is translated; one built with numbers in it stays English)."""
-    await reply_error(interaction, text)
 
 
 async def _acknowledge(interaction: discord.Interaction) -> None:
@@ -132,10 +125,6 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
-        original = getattr(error, "original", error)
-        if isinstance(original, TableError | HandError | OptionError | SettingsError):
-            await _refuse(interaction, str(original))
-            return
         await handle_error(interaction, error)
 
     # -- commands ----------------------------------------------------------------------------
@@ -170,7 +159,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         defaults = await self.bot.services.guild_settings.get(interaction.guild_id)
         thread, missing = _place_for(interaction)
         if missing:
-            await _refuse(
+            await reply_error(
                 interaction,
                 f"I cannot run a table here: I need {names_list(missing)} in this channel. "
                 "Ask someone who manages the server, or use another channel.",
@@ -179,7 +168,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         parent_id = getattr(interaction.channel, "parent_id", None)  # a thread's channel
         if not defaults.allows(interaction.channel_id, parent_id):
             channels = ", ".join(f"<#{c}>" for c in defaults.allowed_channels)
-            await _refuse(interaction, f"Tables are opened in {channels} on this server.")
+            await reply_error(interaction, f"Tables are opened in {channels} on this server.")
             return
         ruleset = rules.value if rules else defaults.ruleset
         chosen: dict[str, Any] = dict(defaults.options) if ruleset == defaults.ruleset else {}
@@ -254,7 +243,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             table = self.service.get(int(groups["table"]))
             await self._COMMANDS[groups["verb"]](self, interaction, table)
         except (TableError, HandError) as exc:
-            await _refuse(interaction, str(exc))
+            await reply_error(interaction, str(exc))
 
     @app_commands.command(name="settings", description="Your own settings for every table")
     @app_commands.describe(
@@ -342,10 +331,10 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
     async def _leave(self, interaction: discord.Interaction, table: LiveTable) -> None:
         if table.status == "lobby":
             await self.service.unjoin(table.id, interaction.user.id)
-            await _refuse(interaction, N_("You left the table."))
+            await reply_error(interaction, N_("You left the table."))
             return
         await self.service.leave(table.id, interaction.user.id)
-        await _refuse(interaction, N_("You left the table; a computer player has your seat."))
+        await reply_error(interaction, N_("You left the table; a computer player has your seat."))
 
     @app_commands.command(name="end", description="End the table (host or Manage Server)")
     async def end(self, interaction: discord.Interaction) -> None:
@@ -484,7 +473,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
                 )
                 return
         except TableError as exc:
-            await _refuse(interaction, str(exc))
+            await reply_error(interaction, str(exc))
             return
         await _acknowledge(interaction)
 
@@ -497,7 +486,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         except TableError as exc:
             if await self._answer_stale(interaction, table_id, move):
                 return
-            await _refuse(interaction, str(exc))
+            await reply_error(interaction, str(exc))
             return
         table = self.service.tables.get(table_id)
         seat = table.seat_of_user(interaction.user.id) if table is not None else None
@@ -533,7 +522,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             else:
                 await self._show_hand(interaction, self.service.get(table_id))
         except TableError as exc:
-            await _refuse(interaction, str(exc))
+            await reply_error(interaction, str(exc))
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
