@@ -22,6 +22,10 @@ from bot.config import Settings
 STANDINGS = "Final standings"
 
 
+# Seconds of time passing in which a closed or paused table must send nothing.
+QUIET = 1.5
+
+
 def make_bot(tmp_path: Path, name: str = "db.sqlite3") -> MahjongBot:
     settings = Settings(
         token="test-token", database=tmp_path / name, dev_guild=None, log_level="INFO"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fakediscord import Perm
 
-from tests.e2e.harness import open_table, start_bot, wait_until
+from tests.e2e.harness import QUIET, open_table, start_bot, wait_until
 
 TABLE_PERMISSIONS = [
     Perm.VIEW_CHANNEL,
@@ -25,7 +25,6 @@ TABLE_PERMISSIONS = [
     Perm.ATTACH_FILES,
     Perm.READ_MESSAGE_HISTORY,
 ]
-QUIET = 1.5  # seconds of time passing in which a closed or paused table must send nothing
 
 
 def row(db: Path, table_id: int) -> dict[str, Any]:
