@@ -205,6 +205,8 @@ def _move_button(
 
 
 DRAWN_LABEL = N_("Discard the drawn tile")
+RIICHI_LABEL = N_("Riichi…")
+BACK_LABEL = N_("Cancel")
 
 
 def move_controls(
@@ -217,30 +219,72 @@ def move_controls(
     drawn: int | None = None,
     concealed: tuple[int, ...] = (),
     locale: str = FALLBACK,
+    choosing_riichi: bool = False,
 ) -> discord.ui.View | None:
     """The buttons for a seat's legal actions, in the order of the hand picture: a button per
     distinct concealed tile to discard (its tile picture when the emojis are uploaded), then
     the claims and calls, and last, on a row of its own, "Discard the drawn tile" (the drawn
     tile sits apart at the end of the picture too). ``concealed``: the seat's concealed tiles
     (the drawn tile not among them), so a drawn tile with no concealed twin has only its own
-    button; without it every discardable tile has a button in the rows."""
+    button; without it every discardable tile has a button in the rows.
+
+    Riichi (singapore) with one possible discard is one button, "Riichi, discard 5B"; with
+    more it is one "Riichi…" button whose press shows the choice (``choosing_riichi``): the
+    tiles that may be discarded with Riichi, laid out like the discards, and "Back". A hand
+    can have a dozen Riichi discards: as buttons of their own they would not fit Discord's
+    five rows beside the discards."""
     view = discord.ui.View(timeout=None)
     if away:
         view.add_item(seat_button(table_id, "back", _(locale, "Take my seat back")))
         return view
-    discardable = {a.tile for a in legal if isinstance(a, Discard)}
-    drawn_button = drawn is not None and drawn in discardable
-    in_rows = sorted(t for t in discardable if not concealed or t in concealed)
-    calls = _calls(table_id, move, legal, locale)
+    riichi = sorted({a.tile for a in legal if isinstance(a, Riichi)})
+    if choosing_riichi and riichi:
+        _add_tile_rows(view, table_id, move, "riichi", riichi, [], emojis, drawn, concealed, locale)
+        back = _move_button(
+            table_id, move, "back", None, _(locale, BACK_LABEL), discord.ButtonStyle.secondary
+        )
+        back.item.row = min(4, max(c.row or 0 for c in _items(view)) + 1)  # type: ignore[attr-defined]
+        view.add_item(back)
+        return view
+    discardable = sorted({a.tile for a in legal if isinstance(a, Discard)})
+    calls = _calls(table_id, move, legal, locale, riichi_choice=len(riichi) > 1)
+    _add_tile_rows(
+        view, table_id, move, "discard", discardable, calls, emojis, drawn, concealed, locale
+    )
+    if not view.children:
+        return None
+    return view
+
+
+def _items(view: discord.ui.View) -> list[Any]:
+    return [getattr(c, "item", c) for c in view.children]
+
+
+def _add_tile_rows(
+    view: discord.ui.View,
+    table_id: int,
+    move: int,
+    verb: str,
+    tiles: list[int],
+    calls: list[discord.ui.Item[Any]],
+    emojis: dict[int, discord.PartialEmoji],
+    drawn: int | None,
+    concealed: tuple[int, ...],
+    locale: str,
+) -> None:
+    """A button per tile in the picture's order (rows of five), then ``calls``, then the
+    drawn tile's own button on a row of its own; cut to Discord's five rows."""
+    drawn_button = drawn is not None and drawn in tiles
+    in_rows = [t for t in tiles if not concealed or t in concealed]
     call_rows = (len(calls) + 4) // 5
-    discard_rows = min((len(in_rows) + 4) // 5, 5 - (1 if drawn_button else 0))
-    call_rows = min(call_rows, 5 - discard_rows - (1 if drawn_button else 0))
-    for index, tile in enumerate(in_rows[: 5 * discard_rows]):
+    tile_rows = min((len(in_rows) + 4) // 5, 5 - (1 if drawn_button else 0))
+    call_rows = min(call_rows, 5 - tile_rows - (1 if drawn_button else 0))
+    for index, tile in enumerate(in_rows[: 5 * tile_rows]):
         view.add_item(
             _move_button(
                 table_id,
                 move,
-                "discard",
+                verb,
                 tile,
                 tile_short(locale, tile),
                 discord.ButtonStyle.secondary,
@@ -249,7 +293,7 @@ def move_controls(
             )
         )
     for index, item in enumerate(calls[: 5 * call_rows]):
-        item.item.row = discard_rows + index // 5  # type: ignore[attr-defined]
+        item.item.row = tile_rows + index // 5  # type: ignore[attr-defined]
         view.add_item(item)
     if drawn_button:
         assert drawn is not None
@@ -257,27 +301,33 @@ def move_controls(
             _move_button(
                 table_id,
                 move,
-                "discard",
+                verb,
                 drawn,
                 _(locale, DRAWN_LABEL),
                 discord.ButtonStyle.primary,
                 emojis.get(drawn),
-                row=discard_rows + call_rows,
+                row=tile_rows + call_rows,
                 suffix=":d",
             )
         )
-    if not view.children:
-        return None
-    return view
 
 
 def _calls(
-    table_id: int, move: int, legal: list[Action], locale: str = FALLBACK
+    table_id: int,
+    move: int,
+    legal: list[Action],
+    locale: str = FALLBACK,
+    *,
+    riichi_choice: bool = False,
 ) -> list[discord.ui.Item[Any]]:
+    """Claims and calls, in the engine's order; ``riichi_choice``: every Riichi discard is
+    behind one "Riichi…" button (see ``move_controls``)."""
+
     def short(tile: int) -> str:
         return tile_short(locale, tile)
 
     calls: list[discord.ui.Item[Any]] = []
+    offered_riichi = False
     for action in legal:
         if isinstance(action, MahJongg):
             calls.append(
@@ -341,6 +391,19 @@ def _calls(
                     discord.ButtonStyle.secondary,
                 )
             )
+        elif isinstance(action, Riichi) and riichi_choice:
+            if not offered_riichi:
+                offered_riichi = True
+                calls.append(
+                    _move_button(
+                        table_id,
+                        move,
+                        "riichi",
+                        None,
+                        _(locale, RIICHI_LABEL),
+                        discord.ButtonStyle.secondary,
+                    )
+                )
         elif isinstance(action, Riichi):
             calls.append(
                 _move_button(
@@ -374,6 +437,8 @@ def describe_legal(legal: list[Action], locale: str = FALLBACK) -> str:
         names = sorted({CLAIM_NAMES[type(a)] for a in claims})
         said = _(locale, ", ").join(_(locale, n) for n in names)
         kinds.append(_(locale, "claim ({claims})", claims=said))
+    if any(isinstance(a, Riichi) for a in legal):
+        kinds.append(_(locale, "declare Riichi"))
     if any(isinstance(a, Pass) for a in legal):
         kinds.append(_(locale, "pass"))
     return _(locale, " or ").join(kinds) if kinds else ""

@@ -45,6 +45,8 @@ THREAD_NEEDS = (
     PERMISSION_NAMES["create_public_threads"],
     PERMISSION_NAMES["send_messages_in_threads"],
 )
+# Buttons that change a seat's controls without a move: "Riichi…" and its "Cancel".
+CHOICE_VERBS = ("riichi", "back")
 THREAD_ARCHIVE_MINUTES = 10080  # a week: a table that waits on a slow player keeps its thread
 
 
@@ -479,6 +481,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
 
     async def on_move(self, interaction: discord.Interaction, groups: dict[str, str]) -> None:
         table_id, move = int(groups["table"]), int(groups["move"])
+        if groups["verb"] in CHOICE_VERBS and groups.get("arg") is None:
+            await self._riichi_choice(interaction, table_id, move, groups["verb"] == "riichi")
+            return
         try:
             await self.service.act(
                 table_id, interaction.user.id, groups["verb"], groups.get("arg"), move
@@ -494,6 +499,25 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             await _acknowledge(interaction)
             return
         await self.notifier.answer_click(interaction, table, seat)
+
+    async def _riichi_choice(
+        self, interaction: discord.Interaction, table_id: int, move: int, choosing: bool
+    ) -> None:
+        """ "Riichi…" / "Cancel": a change of the controls, not a move (nothing is stored)."""
+        try:
+            table = self.service.get(table_id)
+        except TableError as exc:
+            await reply_error(interaction, str(exc))
+            return
+        seat = table.seat_of_user(interaction.user.id)
+        if table.state is None or seat is None:
+            await reply_error(interaction, N_("You are not seated at this table."))
+        elif move == table.controls_move:
+            await self.notifier.show_riichi_choice(interaction, table, seat, choosing)
+        elif not await self._answer_stale(interaction, table_id, move):
+            await reply_error(
+                interaction, N_("Those controls are from an earlier move; use the newest ones.")
+            )
 
     async def _answer_stale(
         self, interaction: discord.Interaction, table_id: int, move: int

@@ -134,7 +134,7 @@ class SeatDMs:
         player = table.player_at(seat)
         return member_locale(self.bot, player.user_id if player else None, table.guild_id)
 
-    def content(self, table: LiveTable, seat: int) -> SeatContent:
+    def content(self, table: LiveTable, seat: int, *, choosing_riichi: bool = False) -> SeatContent:
         next_at = self.hand_over_at.get(table.id)
         if next_at is not None:
             next_at += self.service.next_hand_delay
@@ -146,6 +146,7 @@ class SeatDMs:
             next_at=next_at,
             note=self.notes.get((table.id, seat), ""),
             locale=self.locale(table, seat),
+            choosing_riichi=choosing_riichi,
         )
 
     def is_closed(self, table: LiveTable, user_id: int) -> bool:

@@ -278,6 +278,16 @@ class DiscordTableNotifier:
         else:
             await self.dms.answer(interaction, table, seat)
 
+    async def show_riichi_choice(
+        self, interaction: discord.Interaction, table: LiveTable, seat: int, choosing: bool
+    ) -> None:
+        """ "Riichi…" (``choosing``) or "Cancel" pressed: the message that was clicked shows
+        the seat's controls asking which tile to discard with Riichi, or its usual controls
+        again. Answered in the interaction's callback (outside the global budget); the
+        picture stays. The next update of the seat shows its usual controls."""
+        content = self.dms.content(table, seat, choosing_riichi=choosing)
+        await interaction.response.edit_message(content=content.content, view=content.view)
+
     async def show_hand(
         self, interaction: discord.Interaction, table: LiveTable, seat: int
     ) -> None:

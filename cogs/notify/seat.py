@@ -18,7 +18,7 @@ import discord
 
 from bot.i18n import FALLBACK, _
 from bot.i18n.tiles import tile_words, wind_words
-from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung
+from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung, Riichi
 from bot.service.hints import seat_hints
 from bot.service.privacy import names_of, seat_view
 from cogs.controls import describe_legal, move_controls
@@ -175,8 +175,10 @@ def seat_content(
     next_at: float | None = None,
     note: str = "",
     locale: str = FALLBACK,
+    choosing_riichi: bool = False,
 ) -> SeatContent:
-    """The DM (or private hand) of ``seat`` now, in ``locale`` (the member's language)."""
+    """The DM (or private hand) of ``seat`` now, in ``locale`` (the member's language);
+    ``choosing_riichi``: its "Riichi…" button was pressed, the controls ask which tile."""
     state = table.state
     assert state is not None
     seen = seat_view(table, seat)
@@ -233,6 +235,8 @@ def seat_content(
         else:
             body = _(locale, "**Your turn:** {choices}.", choices=status) + timer
             prompt = "turn"
+            if choosing_riichi and any(isinstance(a, Riichi) for a in legal):
+                body += "\n" + _(locale, "**Riichi:** which tile do you discard?")
     else:
         body = _(locale, "Waiting for the other players.")
     if note and not prompt:
@@ -249,6 +253,7 @@ def seat_content(
         drawn=seen.seats[seat].drawn,
         concealed=tuple(seen.seats[seat].concealed or ()),
         locale=locale,
+        choosing_riichi=choosing_riichi,
     )
     prompt_id = (state.deal, table.controls_move) if prompt else None
     return SeatContent(f"{header}\n{body}", wall, controls, picture, state.deal, prompt, prompt_id)

@@ -437,14 +437,19 @@ def seen_by(server: Any, user: Any, channels: list[Any]) -> list[Version]:
     return out
 
 
-def controls_of(legal: list[Any]) -> set[tuple[str, int | None]]:
-    """The buttons a seat should be offered for its legal actions (independent of the bot)."""
+def controls_of(legal: list[Any], *, choosing_riichi: bool = False) -> set[tuple[str, int | None]]:
+    """The buttons a seat should be offered for its legal actions (independent of the bot).
+    Riichi with one possible discard is a button naming it; with more, one "Riichi…" button
+    (no tile), whose press shows ``choosing_riichi``: a button per Riichi discard and Cancel."""
+    riichi = {a.tile for a in legal if isinstance(a, Riichi)}
+    if choosing_riichi:
+        return {("riichi", t) for t in riichi} | {("back", None)}
     out: set[tuple[str, int | None]] = set()
     for a in legal:
         if isinstance(a, Discard):
             out.add(("discard", a.tile))
         elif isinstance(a, Riichi):
-            out.add(("riichi", a.tile))
+            out.add(("riichi", a.tile if len(riichi) == 1 else None))
         elif isinstance(a, Chow):
             out.add(("chow", a.tile))
         elif isinstance(a, Kong):
@@ -601,17 +606,22 @@ class Privacy:
             move = int(match.group(2))
             tile = int(match.group(4)) if match.group(4) else None
             by_move.setdefault(move, set()).add((match.group(3), tile))
-            if match.group(3) == "discard" and tile is not None:
+            if match.group(3) in ("discard", "riichi") and tile is not None:
                 if match.group(5):  # "Discard the drawn tile": only for the seat's drawn tile
                     state = self.by_move.get(move)
                     assert c.get("label") == DRAWN_LABEL, c
                     assert state is not None and state.seats[seat].drawn == tile, c
+                elif match.group(3) == "riichi":  # the one Riichi discard, or one of the choice
+                    labels = (short_name(tile), f"Riichi, discard {short_name(tile)}")
+                    assert c.get("label") in labels, c
                 else:
                     assert c.get("label") == short_name(tile), c
         for move, shown in by_move.items():
             state = self.by_move.get(move)
             assert state is not None, f"{user} got controls for move {move} never reached"
-            expected = controls_of(legal_actions(state, seat))
+            expected = controls_of(
+                legal_actions(state, seat), choosing_riichi=("back", None) in shown
+            )
             assert shown == expected, (
                 f"{user} (seat {seat}) at move {move} was offered {sorted(shown, key=str)}, "
                 f"but may do {sorted(expected, key=str)}"
