@@ -48,7 +48,7 @@ FORMS: tuple[str, ...] = (
     N_("{wind}'s score must be between 0 and {most}"),
     N_("{wind}'s score is given, not the player"),
     N_("{name} is a bot; only members play."),
-    # tables (bot/service/tables/service.py)
+    # tables (bot/service/tables/lobby.py)
     N_(
         "You are already at {count} open tables (the most on this server is {cap}). "
         "Finish or leave one first."

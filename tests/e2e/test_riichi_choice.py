@@ -12,7 +12,7 @@ import pytest
 
 from bot.rules.game import Riichi
 from bot.rules.game.engine import legal_actions
-from bot.service.tables import service as table_service
+from bot.service.tables import lobby
 from tests.e2e.checks import check_privacy, events_of, recording_images
 from tests.e2e.harness import open_table, recording_states, start_bot, wait_until
 from tests.e2e.players import move_buttons
@@ -42,7 +42,7 @@ async def test_riichi_with_several_discards_is_one_button_then_a_choice(
     fake_discord, discord_world, run_bot, tmp_path, monkeypatch
 ) -> None:
     w = discord_world
-    monkeypatch.setattr(table_service.secrets, "token_hex", lambda n=16: SEED)
+    monkeypatch.setattr(lobby.secrets, "token_hex", lambda n=16: SEED)
     with recording_states() as states, recording_images() as images:
         bot = await start_bot(run_bot, tmp_path)
         opened = await open_table(w, w.alice, computer_players=3, rules="singapore", hands=1)

@@ -132,7 +132,7 @@ def test_refusals_with_values_in_the_members_language() -> None:
     from bot.i18n.refusals import refusal_words
     from bot.rules.notation import parse_hand
     from bot.rules.tiles import NotationError
-    from bot.service.tables.service import cap_refusal
+    from bot.service.tables.lobby import cap_refusal
 
     try:
         parse_hand("123m 456x")
