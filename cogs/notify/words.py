@@ -273,9 +273,12 @@ def standings_embed(table: LiveTable, locale: str = FALLBACK) -> discord.Embed:
 
 def rating_lines(table: LiveTable, locale: str = FALLBACK) -> list[str]:
     """Each member's rating after the game and its change (bot/service/ratings.py), in the
-    standings' order; computer players have none."""
+    standings' order; computer players have none. A member who left the table (a computer
+    player took the seat) is named as they played, "(left)"."""
     changes = getattr(table, "rating_changes", None) or {}
     names = {p.user_id: p.name for p in table.players if p.user_id is not None}
+    for user_id, name in (getattr(table, "left", None) or {}).items():
+        names.setdefault(user_id, _(locale, "{name} (left)", name=name))
     order = [name for name, _ in standings(table)]
 
     def where(change: Any) -> tuple[int, int, int]:

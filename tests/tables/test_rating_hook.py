@@ -8,6 +8,7 @@ from bot.rules.game import GAME_OVER, legal_actions, view
 from bot.rules.rulesets import get_ruleset
 from bot.service.ratings import RatingChange
 from bot.service.tables import control_of
+from bot.service.tables.events import rebuild
 from cogs.notify.words import standings_embed
 from tests.tables.test_table_service import ALICE, BOB, make_service, open_table, settle
 
@@ -108,3 +109,24 @@ async def test_equal_chips_share_a_place_in_the_standings_as_in_the_ratings() ->
     lines = standings_embed(played).description.splitlines()
     assert sorted(lines[:2]) == [f"1. {names[ALICE]}: +15", f"1. {names[BOB]}: +15"]
     assert [line.split(".")[0] for line in lines[2:]] == ["3", "3"]
+
+
+async def test_a_member_who_left_is_named_as_they_played_beside_their_rating() -> None:
+    """bob hands his seat to a computer player mid-game: the ratings still name him (the
+    seat's name is "Computer (for bob)" by then), also after a restart rebuilt the table."""
+    service = make_service()
+    service.ratings = RecordingRatings()
+    table = await open_table(service, computers=2, hands=1)
+    await service.join(table.id, BOB, "bob")
+    await service.start_game(table.id, ALICE, can_manage=False)
+    await service.leave(table.id, BOB)
+    ((row, events),) = await service.store.open_tables()
+    assert rebuild(row, events).left == {BOB: "bob"}, "a restart keeps who left"
+    await play_members(service, table, ALICE)
+    assert table.status == "finished"
+    lines = standings_embed(table).fields[0].value.splitlines()
+    assert lines == [
+        "alice: 1,112 (+112) (provisional)",
+        "bob (left): 888 (-112) (provisional)",
+    ]
+    assert "bob（已離開）: 888" in standings_embed(table, "zh-TW").fields[0].value

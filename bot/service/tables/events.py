@@ -127,6 +127,8 @@ def replay_event(table: LiveTable, kind: str, payload: dict[str, Any]) -> None:
         table.players[payload["player"]].away = payload["away"]
     elif kind == "leave":
         player = table.players[payload["player"]]
+        if player.user_id is not None:
+            table.left[player.user_id] = player.name
         player.user_id = None
         player.name = payload["name"]
     elif kind == "end":

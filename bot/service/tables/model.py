@@ -101,6 +101,9 @@ class LiveTable:
     end_reason: str = ""  # why it ended, when not by its game's end (its channel's line says)
     # A finished game's rating change per member (bot/service/ratings.py), for the standings.
     rating_changes: dict[int, Any] = field(default_factory=dict)
+    # Members who handed their seat to a computer player (``leave``): user id -> the name they
+    # played under, so the final standings still name them beside their rating.
+    left: dict[int, str] = field(default_factory=dict)
     placed: asyncio.Event = field(default_factory=asyncio.Event)  # its place is settled
     restored: bool = False  # rebuilt from the store at start-up (not opened in this run)
 

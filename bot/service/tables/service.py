@@ -470,6 +470,7 @@ class TableService(TableLobby, TableTimers, TableLifecycle, OwnedTables):
             index = table.state.seating.seats[seat]
             name = f"Computer (for {player.name})"
             await self._record(table, "leave", {"player": index, "name": name})
+            table.left[user_id] = player.name
             player.user_id = None
             player.name = name
             player.away = False
