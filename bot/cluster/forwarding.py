@@ -328,6 +328,14 @@ class PressForwarder:
         table is closed: its own handler answers that)."""
         if self.ownership.owns(table_id):
             await self.ownership.adopted(table_id)  # just taken over: wait until it is in memory
+            service = self._service
+            if service is not None and not service.holds(table_id):
+                # Leased but not in memory (its adoption failed, say the database was slow):
+                # read it now rather than tell the member it closed.
+                try:
+                    await service.adopt(table_id)
+                except Exception as exc:  # its handler answers; the heartbeat tries again
+                    log.warning("table %s: could not read it for a press (%s)", table_id, exc)
             return None
         if table_id in getattr(self._service, "finished", {}):
             return None

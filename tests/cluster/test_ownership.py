@@ -218,3 +218,48 @@ async def test_a_press_during_a_takeover_waits_for_the_table_to_be_rebuilt(two) 
     gate.set()
     assert await routed is None and await claiming is not None
     assert second.service.get(table.id).id == table.id
+
+
+async def test_a_press_for_a_leased_table_whose_adoption_failed_reads_it_first(two) -> None:
+    """The new owner took the lease but could not read the table (its adoption raised, say a
+    slow database): a press for it reads the table then, instead of answering "That table is
+    closed" for a table that is playing (CI run 22: a member told so never pressed again)."""
+    from bot.cluster.forwarding import PressForwarder
+
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=91)
+    await first.ownership.keeper.stop(release=False)  # the first process dies
+    clock.advance(TTL + 1)
+    adopt = second.service.adopt
+
+    async def failing_adopt(table_id: int) -> bool:
+        raise OSError("the database is slow")
+
+    second.service.adopt = failing_adopt
+    with pytest.raises(OSError):
+        await second.ownership.claim(table.id)
+    assert second.ownership.owns(table.id) and not second.service.holds(table.id)
+    with pytest.raises(TableError, match="closed"):
+        second.service.get(table.id)
+    second.service.adopt = adopt
+    forwarder = PressForwarder(None, second.tables.db, second.ownership)
+    assert await forwarder._runner_of(table.id) is None  # run here, now that it is read
+    assert second.service.get(table.id).id == table.id
+
+
+async def test_a_press_for_a_table_that_moved_away_says_to_press_again(two) -> None:
+    """A process that handed a table to another (its write fenced, or its lease lost) tells a
+    press still reaching it that the table moved and to press again, never that it closed."""
+    first, _, _ = two
+    await first.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=92)
+    first.service.drop(table.id)
+    with pytest.raises(TableError) as refused:
+        first.service.get(table.id)
+    assert str(refused.value) == MOVED
+    with pytest.raises(TableError, match="moved to another"):
+        await first.service.act(table.id, ALICE, "discard", "0", 0)
+    assert await first.service.adopt(table.id)  # it comes back: the notice is forgotten
+    assert first.service.get(table.id).id == table.id

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,17 @@ TABLES_PER_GUILD = 2
 LEASE_SECONDS = "6"  # a heartbeat every 2 s; shorter leases expire on a loaded machine
 
 
+@dataclass(eq=False)
 class Member(SimPlayer):
     """A member who, like a person, reads their DMs for the newest move's controls: a prompt
     that a process posted just before it died may stay below the current one (nobody is left
     to delete it; pressing it would bring it up to date), so the newest message is not always
     the one to use."""
 
+    told_to_press_again: int = 0
+
     def _dm_to_use(self) -> Any | None:
+        self._press_again_when_told()
         dms = self.hand_dms()
         if not dms or seat_button(dms[-1], "back"):
             return dms[-1] if dms else None
@@ -59,6 +64,19 @@ class Member(SimPlayer):
             return dms[-1]
         newest = max(move for move, _ in offered)
         return next(m for move, m in offered if move == newest)
+
+    def _press_again_when_told(self) -> None:
+        """A press answered "This table has just moved to another of the bot's processes;
+        press the button again" (it reached a process as the table left it): like a person,
+        press the newest controls again."""
+        told = [
+            m
+            for m in self.user.dm_messages()
+            if m.interaction_id is not None and "press the button again" in (m.content or "")
+        ]
+        if len(told) > self.told_to_press_again:
+            self.told_to_press_again = len(told)
+            self.try_again()
 
 
 class Table:

@@ -30,6 +30,7 @@ log = logging.getLogger("bot.cluster")
 RELAYED_EVENTS = frozenset({"channel_deleted", "guild_removed"})
 _RELAYED: ContextVar[bool] = ContextVar("gateway_event_relayed", default=False)
 
+MOVED_KEPT = 1000  # tables remembered as moved to another process (a press may still come)
 MOVED = N_(
     "This table has just moved to another of the bot's processes; press the button again in "
     "a few seconds."
@@ -44,6 +45,8 @@ class OwnedTables:
     by_channel: dict[int, int]
     _unrestored: dict[int, tuple[dict[str, Any], list[tuple[str, dict]]]]
     _member_settings: dict[int, MemberSettings]
+    finished: dict[int, LiveTable]
+    _moved_away: dict[int, None]  # tables dropped for another process, the latest MOVED_KEPT
     store: Any
 
     def _restored(self, table_id: int) -> LiveTable | None:
@@ -194,6 +197,7 @@ class OwnedTables:
         resume it (in a task, as a table asked for during a restore). A closed table (its
         process died while closing it) is closed again: settled, its end shown. False if it is
         gone."""
+        self._moved_away.pop(table_id, None)
         if table_id in self.tables:
             return True
         loaded = await self.store.open_table(table_id, closed_too=True)
@@ -210,10 +214,23 @@ class OwnedTables:
         log.info("table %s: taken over (%d events replayed)", table_id, len(events))
         return True
 
+    def holds(self, table_id: int) -> bool:
+        """Whether the table (open or just finished) is in this process's memory, rebuilt or
+        waiting to be."""
+        return table_id in self.tables or table_id in self._unrestored or table_id in self.finished
+
+    def moved_away(self, table_id: int) -> bool:
+        """Whether this process handed the table to another one (``drop``)."""
+        return table_id in self._moved_away
+
     def drop(self, table_id: int) -> None:
         """Stop running a table another process runs now: its timers and runner stop, it
         leaves memory, nothing is written. Kept paused, so a task still holding it (a timer
-        that just woke, the runner) makes no move."""
+        that just woke, the runner) makes no move. A press that still reaches this process
+        for it is told it moved (press again), not that it closed."""
+        self._moved_away[table_id] = None
+        while len(self._moved_away) > MOVED_KEPT:
+            del self._moved_away[next(iter(self._moved_away))]
         pending = self._unrestored.pop(table_id, None)
         if pending is not None and self.by_channel.get(pending[0]["channel_id"]) == table_id:
             del self.by_channel[pending[0]["channel_id"]]

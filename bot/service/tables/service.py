@@ -88,6 +88,7 @@ class TableService(TableLobby, TableTimers, TableLifecycle, OwnedTables):
         # Open tables read at start-up and not rebuilt yet (see load), and resumptions running.
         self._unrestored: dict[int, tuple[dict[str, Any], list[tuple[str, dict]]]] = {}
         self._resuming: set[asyncio.Task[None]] = set()
+        self._moved_away: dict[int, None] = {}
         # Several processes on PostgreSQL: the tables this one runs (bot/cluster); None on
         # SQLite, where every open table is this process's.
         self.ownership: Any = None
@@ -265,6 +266,8 @@ class TableService(TableLobby, TableTimers, TableLifecycle, OwnedTables):
 
     def get(self, table_id: int) -> LiveTable:
         table = self._restored(table_id)
+        if table is None and self.moved_away(table_id):
+            raise TableError(MOVED)  # another process runs it now: a second press gets there
         if table is None:
             raise TableError(N_("That table is closed."))
         return table
