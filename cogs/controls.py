@@ -230,7 +230,7 @@ def move_controls(
 
     Riichi (singapore) with one possible discard is one button, "Riichi, discard 5B"; with
     more it is one "Riichi…" button whose press shows the choice (``choosing_riichi``): the
-    tiles that may be discarded with Riichi, laid out like the discards, and "Back". A hand
+    tiles that may be discarded with Riichi, laid out like the discards, and "Cancel". A hand
     can have a dozen Riichi discards: as buttons of their own they would not fit Discord's
     five rows beside the discards."""
     view = discord.ui.View(timeout=None)
