@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from fakediscord import CommandError
 
@@ -109,6 +111,12 @@ async def test_ratings_in_stats_and_the_leaderboard(discord_world, start_bot, cl
     assert f"provisional: 2 of {PROVISIONAL_GAMES} games" in fields["Rating"]
 
     await (await w.alice.slash(w.channel, "chips")).reply()  # her name is remembered
+    # ... once answered (the cog stores the names it saw after its answer): wait for it.
+    for _ in range(3000):  # up to 30 s on a loaded machine
+        if len(await bot.services.ledger.names(g, [a, b, c])) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert len(await bot.services.ledger.names(g, [a, b, c])) == 3, "names never stored"
     board = await (await w.carol.slash(w.channel, "leaderboard", metric="rating")).reply()
     text = board.embeds[0]["description"]
     assert board.embeds[0]["title"] == "Leaderboard: rating, all time"
