@@ -16,6 +16,9 @@ It points discord.py at the fake (``Route.BASE``, ``DiscordWebSocket.DEFAULT_GAT
 in-process tests turn, and calls ``bot.app.run(settings)`` as ``mahjong-bot`` does. Nothing in
 the bot knows it is being tested.
 
+``MJ_DRAWING_TIMEOUT=seconds`` shortens the time one drawing may take before its process is
+replaced; ``MJ_WRITES=file`` lets a test make the database refuse writes (``control_writes``).
+
 ``MJ_KILL_AT=name:n[,name:n...]`` makes the process SIGKILL itself on the n-th call of one of
 the store or ledger steps below (``name`` before the call, ``name+`` right after it), to hit
 the narrow moments between two writes that random kills rarely reach.
@@ -127,6 +130,20 @@ def _killing(original: Any, before: int | None, after: int | None) -> Any:
     return wrapper
 
 
+def drawing_timeout(seconds: float) -> None:
+    """A shorter time one drawing may take before its process is replaced (10 s in the bot):
+    for the test that hangs a drawing process (tests/e2e/test_drawing_faults.py)."""
+    import bot.drawing as drawing
+
+    init = drawing.Drawing.__init__
+
+    @functools.wraps(init)
+    def shorter(self: Any, processes: int | None = None, *, timeout: float = seconds) -> None:
+        init(self, processes, timeout=timeout)
+
+    drawing.Drawing.__init__ = shorter  # type: ignore[method-assign]
+
+
 def control_writes(control: str) -> None:
     """Let the test make the database refuse writes while the bot runs, as SQLite itself
     refuses them on a read-only database: the word in the file ``control`` ("readonly" or
@@ -178,6 +195,8 @@ def main(argv: list[str]) -> None:
     arm_kills(os.environ.get("MJ_KILL_AT", ""))
     if os.environ.get("MJ_WRITES"):
         control_writes(os.environ["MJ_WRITES"])
+    if os.environ.get("MJ_DRAWING_TIMEOUT"):
+        drawing_timeout(float(os.environ["MJ_DRAWING_TIMEOUT"]))
     if argv[1] == "-":  # as `mahjong-bot` runs: everything from the environment
         from bot.__main__ import main as entry
 
