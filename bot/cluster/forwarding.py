@@ -57,6 +57,7 @@ Handler = Callable[[discord.Interaction, dict[str, str]], Awaitable[None]]
 
 ACK_WAIT = 3.0  # seconds for the owner to say it got a press before it is sent elsewhere
 WORK_CHECK = 5.0  # while the owner works on it: how often to check it is still the owner
+LEASED_WAIT = 5.0  # seconds for a lease the database gives this process to reach its keeper
 GIVE_UP = 14 * 60.0  # the interaction's token lasts 15 minutes: no answer can come after
 HANDLED_KEPT = 2000  # interaction ids remembered, so a resent press is run once
 
@@ -327,15 +328,7 @@ class PressForwarder:
         """Who runs the table, None for this process (it runs it, or just claimed it, or the
         table is closed: its own handler answers that)."""
         if self.ownership.owns(table_id):
-            await self.ownership.adopted(table_id)  # just taken over: wait until it is in memory
-            service = self._service
-            if service is not None and not service.holds(table_id):
-                # Leased but not in memory (its adoption failed, say the database was slow):
-                # read it now rather than tell the member it closed.
-                try:
-                    await service.adopt(table_id)
-                except Exception as exc:  # its handler answers; the heartbeat tries again
-                    log.warning("table %s: could not read it for a press (%s)", table_id, exc)
+            await self._ready_here(table_id)
             return None
         if table_id in getattr(self._service, "finished", {}):
             return None
@@ -345,7 +338,35 @@ class PressForwarder:
         if owner is None and await self.ownership.claim(table_id):
             return None
         owner = owner or await self.ownership.owner_of(table_id)
-        return None if owner in (None, self.ownership.owner) else owner
+        if owner == self.ownership.owner:
+            # The database names this process while its heartbeat's claim is still on its way
+            # from the database to the lease keeper (another process saw the new lease and
+            # handed the press here): the table is about to be adopted here, not closed (CI
+            # run 22: members told "That table is closed" during a takeover).
+            await self._leased_here(table_id)
+            await self._ready_here(table_id)
+            return None
+        return owner
+
+    async def _leased_here(self, table_id: int) -> None:
+        """Wait (a few seconds at most) until this process's lease keeper holds the table."""
+        for _ in range(int(LEASED_WAIT / 0.01)):
+            if self.ownership.owns(table_id):
+                return
+            await asyncio.sleep(0.01)
+
+    async def _ready_here(self, table_id: int) -> None:
+        """The table this process leases, in memory: wait while it is being adopted, and read
+        it now if its adoption failed (say the database was slow), rather than tell the
+        member it closed."""
+        await self.ownership.adopted(table_id)
+        service = self._service
+        if service is None or service.holds(table_id) or not self.ownership.owns(table_id):
+            return
+        try:
+            await service.adopt(table_id)
+        except Exception as exc:  # its handler answers; the heartbeat tries again
+            log.warning("table %s: could not read it for a press (%s)", table_id, exc)
 
     async def _is_open(self, table_id: int) -> bool:
         """Whether the table is in its lobby or playing: only such a table is claimed for a

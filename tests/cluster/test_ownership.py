@@ -263,3 +263,44 @@ async def test_a_press_for_a_table_that_moved_away_says_to_press_again(two) -> N
         await first.service.act(table.id, ALICE, "discard", "0", 0)
     assert await first.service.adopt(table.id)  # it comes back: the notice is forgotten
     assert first.service.get(table.id).id == table.id
+
+
+async def test_a_press_handed_over_as_the_lease_reaches_the_database_waits_for_the_table(
+    two,
+) -> None:
+    """The race of CI run 22: the second process's heartbeat claims a dead process's table;
+    the database already names it while the lease has not reached its keeper yet. A press
+    handed to it at that moment (by a process that read the new owner from the database) was
+    run at once and told "That table is closed" (nothing in memory yet, no warning logged).
+    It waits for the table instead."""
+    from bot.cluster.forwarding import PressForwarder
+
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=93)
+    await first.ownership.keeper.stop(release=False)  # the first process dies
+    clock.advance(TTL + 1)
+    repo = second.ownership.keeper.repo
+    written, gate = asyncio.Event(), asyncio.Event()
+    acquire = repo.acquire
+
+    async def slow_acquire(table_id: int, owner: str, ttl: float):
+        lease = await acquire(table_id, owner, ttl)  # in the database now
+        written.set()
+        await gate.wait()  # ... and not yet in the keeper
+        return lease
+
+    repo.acquire = slow_acquire
+    claiming = asyncio.create_task(second.ownership.claim(table.id))
+    await written.wait()
+    assert not second.ownership.owns(table.id)
+    assert await second.ownership.owner_of(table.id) == second.ownership.owner
+    forwarder = PressForwarder(None, second.tables.db, second.ownership)
+    routed = asyncio.create_task(forwarder._runner_of(table.id))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not routed.done()  # waits for the table
+    gate.set()
+    assert await routed is None and await claiming
+    assert second.service.get(table.id).id == table.id
