@@ -172,8 +172,10 @@ def alive(pid: int) -> bool:
     return True
 
 
-def drawing_children() -> list[int]:
-    """Every ``python -m bot.drawing`` child of this process, zombies included."""
+def drawing_children(parent: int | None = None) -> list[int]:
+    """Every ``python -m bot.drawing`` child of ``parent`` (this process by default), zombies
+    included."""
+    parent = os.getpid() if parent is None else parent
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -183,8 +185,8 @@ def drawing_children() -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"bot.drawing" in cmdline:
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and b"bot.drawing" in cmdline:
             found.append(int(entry.name))
     return found
 

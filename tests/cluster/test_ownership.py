@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -56,6 +57,18 @@ async def two(db: Database) -> AsyncIterator[tuple[Process, Process, FakeClock]]
         for p in (first, second):
             await p.service.stop()
         await other.close()
+
+
+async def died_with_a_table(two: tuple[Process, Process, FakeClock], channel_id: int) -> Any:
+    """The first process opens a table and dies (its lease runs out, unreleased): the second
+    may take the table over."""
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    table = await open_table(first.service, hands=1, computers=3, channel_id=channel_id)
+    await first.ownership.keeper.stop(release=False)
+    clock.advance(TTL + 1)
+    return table
 
 
 async def resumed(p: Process, table_id: int):
@@ -190,14 +203,9 @@ async def test_a_press_during_a_takeover_waits_for_the_table_to_be_rebuilt(two) 
     """The new owner holds the lease from the moment it acquires it, before the table is read
     and rebuilt: a press arriving in between waits for the table instead of being told "That
     table is closed" (the member would never press that move again)."""
-    from bot.cluster.forwarding import PressForwarder
 
-    first, second, clock = two
-    await first.service.load()
-    await second.service.load()
-    table = await open_table(first.service, hands=1, computers=3, channel_id=90)
-    await first.ownership.keeper.stop(release=False)  # the first process dies
-    clock.advance(TTL + 1)
+    _, second, _ = two
+    table = await died_with_a_table(two, channel_id=90)
     gate, entered = asyncio.Event(), asyncio.Event()
     adopt = second.service.adopt
 
@@ -210,13 +218,8 @@ async def test_a_press_during_a_takeover_waits_for_the_table_to_be_rebuilt(two) 
     claiming = asyncio.create_task(second.ownership.claim(table.id))
     await entered.wait()
     assert second.ownership.owns(table.id) and table.id not in second.service.tables
-    forwarder = PressForwarder(None, second.tables.db, second.ownership)
-    routed = asyncio.create_task(forwarder._runner_of(table.id))
-    for _ in range(50):
-        await asyncio.sleep(0)
-    assert not routed.done()  # waits for the table
-    gate.set()
-    assert await routed is None and await claiming is not None
+    await a_press_waits_until(gate, second, table.id)
+    assert await claiming is not None
     assert second.service.get(table.id).id == table.id
 
 
@@ -226,12 +229,8 @@ async def test_a_press_for_a_leased_table_whose_adoption_failed_reads_it_first(t
     closed" for a table that is playing (CI run 22: a member told so never pressed again)."""
     from bot.cluster.forwarding import PressForwarder
 
-    first, second, clock = two
-    await first.service.load()
-    await second.service.load()
-    table = await open_table(first.service, hands=1, computers=3, channel_id=91)
-    await first.ownership.keeper.stop(release=False)  # the first process dies
-    clock.advance(TTL + 1)
+    _, second, _ = two
+    table = await died_with_a_table(two, channel_id=91)
     adopt = second.service.adopt
 
     async def failing_adopt(table_id: int) -> bool:
@@ -273,14 +272,9 @@ async def test_a_press_handed_over_as_the_lease_reaches_the_database_waits_for_t
     handed to it at that moment (by a process that read the new owner from the database) was
     run at once and told "That table is closed" (nothing in memory yet, no warning logged).
     It waits for the table instead."""
-    from bot.cluster.forwarding import PressForwarder
 
-    first, second, clock = two
-    await first.service.load()
-    await second.service.load()
-    table = await open_table(first.service, hands=1, computers=3, channel_id=93)
-    await first.ownership.keeper.stop(release=False)  # the first process dies
-    clock.advance(TTL + 1)
+    _, second, _ = two
+    table = await died_with_a_table(two, channel_id=93)
     repo = second.ownership.keeper.repo
     written, gate = asyncio.Event(), asyncio.Event()
     acquire = repo.acquire
@@ -296,11 +290,20 @@ async def test_a_press_handed_over_as_the_lease_reaches_the_database_waits_for_t
     await written.wait()
     assert not second.ownership.owns(table.id)
     assert await second.ownership.owner_of(table.id) == second.ownership.owner
-    forwarder = PressForwarder(None, second.tables.db, second.ownership)
-    routed = asyncio.create_task(forwarder._runner_of(table.id))
+    await a_press_waits_until(gate, second, table.id)
+    assert await claiming
+    assert second.service.get(table.id).id == table.id
+
+
+async def a_press_waits_until(gate: asyncio.Event, process: Process, table_id: int) -> None:
+    """A press for ``table_id`` reaching ``process`` now is held until ``gate`` opens, then
+    run there (``_runner_of`` None: not handed on, not refused)."""
+    from bot.cluster.forwarding import PressForwarder
+
+    forwarder = PressForwarder(None, process.tables.db, process.ownership)
+    routed = asyncio.create_task(forwarder._runner_of(table_id))
     for _ in range(50):
         await asyncio.sleep(0)
     assert not routed.done()  # waits for the table
     gate.set()
-    assert await routed is None and await claiming
-    assert second.service.get(table.id).id == table.id
+    assert await routed is None

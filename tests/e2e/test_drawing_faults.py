@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
 
@@ -15,33 +14,9 @@ from tests.e2e.checks import check_ledger, events_of, replay
 from tests.e2e.harness import BotProcess, open_table, standings_posted, wait_until
 from tests.e2e.players import SimPlayer
 from tests.e2e.test_restart import forgive_disconnects
+from tests.test_drawing import alive, drawing_children
 
 TIMEOUT = "2"  # seconds one drawing may take in this test (10 s in the bot)
-
-
-def drawing_children(parent: int) -> list[int]:
-    """The ``python -m bot.drawing`` children of ``parent``, zombies included."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and b"bot.drawing" in cmdline:
-            found.append(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.slow
