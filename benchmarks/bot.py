@@ -388,6 +388,9 @@ async def open_game(channel: Any, users: list[Any], hands: int) -> None:
     host, guests = users[0], users[1:]
     handle = await host.slash(channel, "mahjong new", computer_players=4 - len(users), hands=hands)
     lobby = await handle.reply(timeout=60)
+    if not any(cid.endswith(":lobby:join") for cid in lobby.custom_ids()):
+        embeds = " / ".join(e.get("description") or e.get("title") or "" for e in lobby.embeds)
+        raise RuntimeError(f"/mahjong new answered without a lobby: {lobby.content!r} {embeds}")
     for guest in guests:
         await (await guest.click(lobby, lobby_id(lobby, "join"))).ack(timeout=60)
     await (await host.click(lobby, lobby_id(lobby, "start"))).ack(timeout=60)

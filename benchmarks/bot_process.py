@@ -31,6 +31,9 @@ same clock as the fake's loop in the benchmark's process):
 
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
 process, and no drawing process starts (to see what the drawing costs).
+
+MAHJONG_MEMORY_TRACE=FOLDER (every MAHJONG_MEMORY_TRACE_EVERY seconds, 300 by default) writes
+what the bot's objects hold into FOLDER (``trace_memory``), to find what grows in a soak.
 """
 
 from __future__ import annotations
@@ -184,6 +187,41 @@ def trace_gc(trace: Trace) -> None:
     gc.callbacks.append(callback)
 
 
+def trace_memory(folder: Path, every: float) -> None:
+    """Every ``every`` seconds, what the bot's Python objects hold, written into ``folder``.
+
+    ``types-N.json``: live objects per type (the 60 commonest) and the bytes tracemalloc sees;
+    ``snapshot-N.pickle``: a tracemalloc snapshot (``benchmarks/memory_diff.py`` compares two).
+    Memory that RSS shows but tracemalloc does not is the allocator's, not the bot's objects.
+    """
+    import collections
+    import gc
+    import json
+    import threading
+    import tracemalloc
+
+    tracemalloc.start(12)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def sample(n: int) -> None:
+        counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        current, peak = tracemalloc.get_traced_memory()
+        facts = {"t": time.monotonic(), "traced_mb": current / 2**20, "peak_mb": peak / 2**20}
+        facts["objects"] = sum(counts.values())
+        facts["types"] = counts.most_common(60)
+        (folder / f"types-{n}.json").write_text(json.dumps(facts))
+        tracemalloc.take_snapshot().dump(str(folder / f"snapshot-{n}.pickle"))
+
+    def loop() -> None:
+        n = 0
+        while True:
+            time.sleep(every)
+            n += 1
+            sample(n)
+
+    threading.Thread(target=loop, name="memory-trace", daemon=True).start()
+
+
 def stub_drawing() -> None:
     """Every picture a 1x1 PNG drawn here, no drawing process."""
     import io
@@ -216,6 +254,9 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
+    if os.environ.get("MAHJONG_MEMORY_TRACE"):
+        every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "300"))
+        trace_memory(Path(os.environ["MAHJONG_MEMORY_TRACE"]), every)
     import logging
 
     logging.basicConfig(

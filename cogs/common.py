@@ -8,8 +8,10 @@ did not respond".
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
+from typing import TypeVar
 
 import discord
 from discord import app_commands
@@ -45,6 +47,12 @@ COLOUR_WARN = discord.Colour(0xC9A227)
 COLOUR_DONE = discord.Colour(0x3B6EA5)
 COLOUR_OFF = discord.Colour(0x777777)
 MAX_MESSAGE = 1900
+# Discord wants a first answer within 3 s of the press; past this much work on a busy bot,
+# "thinking…" is shown first (a deferral) so the 3 s never run out while the work goes on.
+ANSWER_BY = 1.5
+UNKNOWN_INTERACTION = 10062  # Discord's code: the 3 s (or the token's 15 minutes) ran out
+
+T = TypeVar("T")
 
 
 class UserError(Exception):
@@ -99,12 +107,40 @@ def error_text(error: BaseException) -> str | None:
     return None
 
 
+async def in_time(interaction: discord.Interaction, work: Awaitable[T]) -> T:
+    """``work``'s result, the interaction deferred meanwhile if the work takes longer than
+    ``ANSWER_BY``: a quick answer stays one request, a slow one never misses Discord's 3 s.
+
+    A command is deferred with "thinking…" (public), which its answer then fills
+    (``edit_original_response`` or the first follow-up); a button press with a deferred
+    update, which shows nothing (its answer edits the pressed message, or follows up)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=ANSWER_BY)
+    if not done and not interaction.response.is_done():
+        command = interaction.type == discord.InteractionType.application_command
+        try:
+            await interaction.response.defer(thinking=command)
+        except discord.HTTPException:
+            log.warning("could not defer a slow answer", exc_info=True)
+    return await task
+
+
+def expired(error: BaseException) -> bool:
+    """Whether answering failed because Discord no longer knows the interaction: answering
+    again would only fail again (each failure counts against the bot's invalid requests)."""
+    original = getattr(error, "original", None) or error
+    return isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION
+
+
 async def handle_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed command or button: the user's mistake privately, ours in the log."""
     text = error_text(error)
     if text is None:
         original = getattr(error, "original", None) or error
         command = interaction.command.qualified_name if interaction.command else "component"
+        if expired(error):
+            log.warning("%s answered too late (Discord had forgotten the interaction)", command)
+            return
         if shutting_down(interaction):
             # Cut short by a shut-down (its session closed mid-request): not a fault.
             log.info("%s cut short by the shut-down: %s", command, original)

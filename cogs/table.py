@@ -20,7 +20,7 @@ from bot.rules.options import OptionError, parse_option_text
 from bot.rules.rulesets import RULESETS, HandError
 from bot.service.tables import LiveTable, TableError, TableService
 from cogs import controls
-from cogs.common import handle_error, reply_error
+from cogs.common import handle_error, in_time, reply_error
 from cogs.notify import DiscordTableNotifier
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             chosen.update(limit_option(ruleset, limit))
         if flowers is not None:
             chosen["flowers"] = flowers
-        table = await self.service.open_table(
+        opening = self.service.open_table(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             host_id=interaction.user.id,
@@ -193,11 +193,22 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             sets=sets,
             thread=thread,
         )
-        await interaction.response.send_message(
-            embed=self.notifier.lobby_embed(table),
-            view=controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id)),
-        )
-        message = await interaction.original_response()
+        table = await in_time(interaction, opening)
+        embed = self.notifier.lobby_embed(table)
+        view = controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id))
+        try:
+            if interaction.response.is_done():  # deferred: the lobby fills "thinking…"
+                message: discord.Message = await interaction.edit_original_response(
+                    embed=embed, view=view
+                )
+            else:
+                await interaction.response.send_message(embed=embed, view=view)
+                message = await interaction.original_response()
+        except discord.HTTPException:
+            # Nobody can see or join a lobby without its message: closed at once, so the
+            # host's next /mahjong new is not refused for a table they never saw.
+            await self.service.close_for(table, N_("its lobby message could not be posted"))
+            raise
         await self._settle_place(table, message, interaction)
 
     async def _settle_place(
@@ -447,13 +458,16 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         user = interaction.user
         try:
             if verb == "join":
-                await self.service.join(table_id, user.id, _display_name(user))
+                await in_time(
+                    interaction, self.service.join(table_id, user.id, _display_name(user))
+                )
             elif verb == "leave":
-                await self.service.unjoin(table_id, user.id)
+                await in_time(interaction, self.service.unjoin(table_id, user.id))
             elif verb == "cpu":
-                await self.service.add_computer(table_id, user.id)
+                await in_time(interaction, self.service.add_computer(table_id, user.id))
             elif verb == "start":
-                await self.service.start_game(table_id, user.id, _can_manage(interaction))
+                starting = self.service.start_game(table_id, user.id, _can_manage(interaction))
+                await in_time(interaction, starting)
             elif verb == "cancel":
                 # Asked privately, so nothing changes for the others until it is confirmed.
                 self.service.check_can_cancel(table_id, user.id, _can_manage(interaction))
@@ -485,9 +499,10 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
             await self._riichi_choice(interaction, table_id, move, groups["verb"] == "riichi")
             return
         try:
-            await self.service.act(
+            acting = self.service.act(
                 table_id, interaction.user.id, groups["verb"], groups.get("arg"), move
             )
+            await in_time(interaction, acting)
         except TableError as exc:
             if await self._answer_stale(interaction, table_id, move):
                 return
