@@ -32,8 +32,9 @@ same clock as the fake's loop in the benchmark's process):
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
 process, and no drawing process starts (to see what the drawing costs).
 
-MAHJONG_MEMORY_TRACE=FOLDER (every MAHJONG_MEMORY_TRACE_EVERY seconds, 300 by default) writes
-what the bot's objects hold into FOLDER (``trace_memory``), to find what grows in a soak.
+MAHJONG_MEMORY_TRACE=FOLDER (every MAHJONG_MEMORY_TRACE_EVERY seconds, 60 by default) writes
+where the bot's memory is into FOLDER (``trace_memory``; MAHJONG_MEMORY_TRACE_PYTHON=1 adds
+tracemalloc snapshots), to find what grows in a soak.
 """
 
 from __future__ import annotations
@@ -187,30 +188,93 @@ def trace_gc(trace: Trace) -> None:
     gc.callbacks.append(callback)
 
 
-def trace_memory(folder: Path, every: float) -> None:
-    """Every ``every`` seconds, what the bot's Python objects hold, written into ``folder``.
+def trace_memory(folder: Path, every: float, python: bool, holders: str = "") -> None:
+    """Every ``every`` seconds, where the bot's memory is, written into ``folder``.
 
-    ``types-N.json``: live objects per type (the 60 commonest) and the bytes tracemalloc sees;
-    ``snapshot-N.pickle``: a tracemalloc snapshot (``benchmarks/memory_diff.py`` compares two).
-    Memory that RSS shows but tracemalloc does not is the allocator's, not the bot's objects.
+    ``memory.jsonl``: one line per sample: resident memory, the C allocator's own figures
+    (glibc's ``mallinfo2``: bytes in use, bytes freed but kept, mmapped) and the number of
+    live Python objects (RSS that grows while they stay flat is the allocator's, not the
+    bot's); ``types-N.json``: live objects per type. With ``python``, also
+    ``snapshot-N.pickle`` (tracemalloc; ``benchmarks/memory_diff.py`` compares two): slower,
+    and the snapshots themselves take memory. ``holders`` (a type's name, e.g. ``Message``):
+    what holds a sample of that type's objects, written into ``types-N.json``.
     """
     import collections
+    import ctypes
     import gc
     import json
     import threading
     import tracemalloc
+    import types
 
-    tracemalloc.start(12)
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                *("arena", "ordblks", "smblks", "hblks", "hblkhd"),
+                *("usmblks", "fsmblks", "uordblks", "fordblks", "keepcost"),
+            )
+        ]
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = MallInfo2
+    if python:
+        tracemalloc.start(8)
     folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "memory.jsonl", "a", buffering=1)  # noqa: SIM115
+
+    def rss_mb() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
 
     def sample(n: int) -> None:
+        info = libc.mallinfo2()
+        facts = {"t": time.monotonic(), "rss_mb": rss_mb()}
+        facts["malloc_in_use_mb"] = info.uordblks / 2**20
+        facts["malloc_free_kept_mb"] = info.fordblks / 2**20
+        facts["malloc_mmapped_mb"] = info.hblkhd / 2**20
         counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
-        current, peak = tracemalloc.get_traced_memory()
-        facts = {"t": time.monotonic(), "traced_mb": current / 2**20, "peak_mb": peak / 2**20}
         facts["objects"] = sum(counts.values())
-        facts["types"] = counts.most_common(60)
+        log.write(json.dumps(facts) + "\n")
+        facts["types"] = counts.most_common(80)
+        if holders:
+            facts["holders"] = held_by(holders)
+        if python:
+            current, peak = tracemalloc.get_traced_memory()
+            facts |= {"traced_mb": current / 2**20, "peak_mb": peak / 2**20}
+            tracemalloc.take_snapshot().dump(str(folder / f"snapshot-{n}.pickle"))
         (folder / f"types-{n}.json").write_text(json.dumps(facts))
-        tracemalloc.take_snapshot().dump(str(folder / f"snapshot-{n}.pickle"))
+
+    def held_by(name: str, count: int = 40, depth: int = 5) -> list[tuple[str, int]]:
+        """What holds ``count`` objects of type ``name``: each one's chain of referrers, as
+        type names (the first referrer that is not a frame), ``depth`` steps up."""
+        import random
+
+        found = [o for o in gc.get_objects() if type(o).__qualname__ == name]
+        paths: collections.Counter[str] = collections.Counter()
+        sampled = random.sample(found, min(count, len(found)))
+        for obj in sampled:
+            chain: list[str] = []
+            current, up = obj, [obj]
+            for _ in range(depth):
+                own = {id(found), id(sampled), id(chain), id(up)}
+                up = [
+                    r
+                    for r in gc.get_referrers(current)
+                    if id(r) not in own and not isinstance(r, types.FrameType)
+                ]
+                if not up:
+                    break
+                current = up[0]
+                described = type(current).__qualname__
+                if isinstance(current, (dict, list, collections.deque)):
+                    described += f"[{len(current)}]"
+                chain.append(described)
+            paths[" <- ".join(chain)] += 1
+        del found
+        return paths.most_common(15)
 
     def loop() -> None:
         n = 0
@@ -255,8 +319,10 @@ def main(argv: list[str]) -> None:
     instrument(trace)
     trace_gc(trace)
     if os.environ.get("MAHJONG_MEMORY_TRACE"):
-        every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "300"))
-        trace_memory(Path(os.environ["MAHJONG_MEMORY_TRACE"]), every)
+        every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "60"))
+        python = bool(os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON"))
+        holders = os.environ.get("MAHJONG_MEMORY_HOLDERS", "")
+        trace_memory(Path(os.environ["MAHJONG_MEMORY_TRACE"]), every, python, holders)
     import logging
 
     logging.basicConfig(

@@ -39,15 +39,19 @@ def main(argv: list[str] | None = None) -> int:
     minutes = (b["t"] - a["t"]) / 60
     print(
         f"samples {first} -> {last} ({minutes:.1f} min): objects {a['objects']} -> "
-        f"{b['objects']}, traced {a['traced_mb']:.1f} -> {b['traced_mb']:.1f} MB"
+        f"{b['objects']}, RSS {a['rss_mb']:.1f} -> {b['rss_mb']:.1f} MB"
     )
     before = dict(a["types"])
     grown = sorted(((n - before.get(t, 0), t, n) for t, n in b["types"]), reverse=True)
     print("\nobject types that grew:")
     for delta, name, n in grown[: args.top]:
         print(f"  {delta:+8d}  {n:8d}  {name}")
-    old = tracemalloc.Snapshot.load(str(args.folder / f"snapshot-{first}.pickle"))
-    new = tracemalloc.Snapshot.load(str(args.folder / f"snapshot-{last}.pickle"))
+    before_path = args.folder / f"snapshot-{first}.pickle"
+    after_path = args.folder / f"snapshot-{last}.pickle"
+    if not (before_path.exists() and after_path.exists()):
+        return 0  # sampled without MAHJONG_MEMORY_TRACE_PYTHON: no allocation sites
+    old = tracemalloc.Snapshot.load(str(before_path))
+    new = tracemalloc.Snapshot.load(str(after_path))
     print("\nallocation sites that grew:")
     for stat in new.compare_to(old, "traceback")[: args.top]:
         print(f"  {stat.size_diff / 1024:+9.1f} KiB  {stat.count_diff:+7d} blocks")

@@ -69,7 +69,10 @@ class LiveDM:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deals: dict[int, int] = field(default_factory=dict)  # recent message id -> its hand
     kept: set[int] = field(default_factory=set)  # finished hands' messages: never deleted
-    replaced: list[Any] = field(default_factory=list)  # replaced prompts, to be deleted
+    # Replaced prompts to delete, as (channel id, message id): a bot at its request budget
+    # deletes last, and a whole ``discord.Message`` kept per waiting delete (its components,
+    # author, channel) grew the bot's memory with every game played (the 1-hour soak).
+    replaced: list[tuple[int, int]] = field(default_factory=list)
 
     def set_finished(self, finished: bool) -> None:
         """Whether the live message shows its hand finished; such a message stays for good
@@ -269,12 +272,14 @@ class SeatDMs:
         """A replaced prompt is deleted when the budget has room to spare (cosmetic work):
         one job a seat works through them, so a DM whose deletes wait (a busy bot) holds a
         list of messages, not a task and a place in the pacer's queue for each."""
-        live.replaced.append(message)
+        live.replaced.append((message.channel.id, message.id))
         self.pacer.coalesce(("dm-delete", table.id, seat), lambda: self._delete_replaced(live))
 
     async def _delete_replaced(self, live: LiveDM) -> None:
         while live.replaced:
-            await self._delete(live, live.replaced.pop(0))
+            channel_id, message_id = live.replaced.pop(0)
+            channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+            await self._delete(live, channel.get_partial_message(message_id))
 
     async def _delete(self, live: LiveDM, message: Any) -> None:
         """Delete a replaced prompt, unless it became the live message again while the delete

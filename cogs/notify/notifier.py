@@ -358,5 +358,8 @@ class DiscordTableNotifier:
         self.private.release(table.id)
         self.channel.release(table.id)
         self.pictures.forget(table.id)
+        # Deletes of its replaced prompts still waiting a minute after it closed wait for a
+        # budget the open tables use up: dropped, not kept waiting all evening.
+        self.pacer.forget(("dm-delete", table.id), running=True)
         self._posts.pop(table.id, None)
         self._deals.pop(table.id, None)

@@ -420,11 +420,15 @@ class Pacer:
         if self._jobs.get(key) is job and not job.dirty:
             del self._jobs[key]
 
-    def forget(self, prefix: Hashable) -> None:
-        """Drop the waiting jobs whose key starts with ``prefix`` (a table that closed)."""
-        for key in [k for k in self._jobs if isinstance(k, tuple) and k[: len(prefix)] == prefix]:  # type: ignore[arg-type]
+    def forget(self, prefix: tuple[Any, ...], *, running: bool = False) -> None:
+        """Drop the waiting jobs whose key starts with ``prefix`` (a table that closed);
+        ``running``: cancel those already running too (waiting for their turn, or mid-request:
+        only for work nobody misses, such as deleting replaced prompts)."""
+        for key in [k for k in self._jobs if isinstance(k, tuple) and k[: len(prefix)] == prefix]:
             job = self._jobs.pop(key)
             job.dirty = False
+            if running and job.task is not None:
+                job.task.cancel()
 
     # -- supervised tasks --------------------------------------------------------------------
     def spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:

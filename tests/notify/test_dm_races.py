@@ -25,9 +25,10 @@ class Message:
 
     ids = iter(range(100, 10_000))
 
-    def __init__(self, content: str) -> None:
+    def __init__(self, content: str, channel: Channel) -> None:
         self.id = next(self.ids)
         self.content = content
+        self.channel = channel
         self.deleted = False
 
     async def edit(self, **kwargs: Any) -> None:
@@ -42,13 +43,24 @@ class Message:
 
 
 class Channel:
+    id = 55
+
     def __init__(self) -> None:
         self.messages: list[Message] = []
 
     async def send(self, **kwargs: Any) -> Message:
-        message = Message(kwargs.get("content", ""))
+        message = Message(kwargs.get("content", ""), self)
         self.messages.append(message)
         return message
+
+    def get_partial_message(self, message_id: int) -> Message:
+        """The message by its id (a delete by id reaches the message Discord keeps)."""
+        return next(m for m in self.messages if m.id == message_id)
+
+
+def _bot(channel: Channel) -> Any:
+    """The bot's way to a DM channel it knows by id only."""
+    return SimpleNamespace(get_partial_messageable=lambda channel_id, **_: channel)
 
 
 class Click:
@@ -86,7 +98,7 @@ def _content(move: int) -> SeatContent:
 async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live_message() -> None:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     shown = {"move": 1}
     dms.content = lambda table, seat: _content(shown["move"])  # type: ignore[method-assign]
 
@@ -124,7 +136,7 @@ async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live
 async def test_a_live_message_deleted_by_the_member_is_posted_again_at_once() -> None:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     dms.gap = 0
     text = {"now": "waiting"}
 
@@ -156,7 +168,7 @@ async def test_a_finished_hands_message_is_never_deleted_by_a_delete_scheduled_b
     delete must then leave the finished hand's message alone (it closes that hand's loop)."""
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     live = dms.live[(1, 0)] = LiveDM(5)
     finished = await channel.send(content="Hand 2 is over.")
     live.message = finished
