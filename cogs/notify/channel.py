@@ -29,6 +29,7 @@ from bot.i18n import _, guild_locale
 from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.controls import lobby_view, table_view
+from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import Picture
@@ -59,8 +60,16 @@ class ChannelLost(Exception):
 
 
 class TableChannel:
-    def __init__(self, bot: Any, service: TableService, pictures: Pictures, pacer: Pacer) -> None:
+    def __init__(
+        self,
+        bot: Any,
+        service: TableService,
+        pictures: Pictures,
+        pacer: Pacer,
+        let_go: LetGo | None = None,
+    ) -> None:
         self.bot = bot
+        self.let_go = let_go if let_go is not None else LetGo()  # closed, let go of: silent
         self.service = service
         self.pictures = pictures
         self.pacer = pacer
@@ -94,6 +103,8 @@ class TableChannel:
         request there failed too: at most one failed request, never a stream."""
         if table.id in self._lost:
             return True
+        if table.id in self.let_go and not summary:
+            return True  # closed and let go of: its last picture went long ago
         return bool(getattr(table, "paused", False)) and not summary
 
     async def _request(
@@ -235,6 +246,8 @@ class TableChannel:
         finally:
             if not sent and self._shown.get(key) == shown:
                 self._shown[key] = before
+            if table.id in self.let_go:
+                self._shown.pop(key, None)  # its last line, sent after the table was let go
 
     # -- the table message ---------------------------------------------------------------------
     def log_line(self, table: LiveTable, line: str) -> None:
@@ -380,6 +393,7 @@ class TableChannel:
         await self.post(table, **kwargs)
 
     def release(self, table_id: int) -> None:
+        self._lost.discard(table_id)  # silent from now on anyway: it was let go of
         self.logs.pop(table_id, None)
         self._below.pop(table_id, None)
         self._reposted_deal.pop(table_id, None)

@@ -31,6 +31,7 @@ import discord
 
 from bot.i18n import _, member_locale
 from bot.rules.game import GAME_OVER, HAND_OVER
+from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import SeatContent, finished_text, seat_content
@@ -96,6 +97,7 @@ class SeatDMs:
         pacer: Pacer,
         emojis: dict[int, discord.PartialEmoji],
         tell_closed: Callable[[LiveTable, int], Awaitable[None]],
+        let_go: LetGo | None = None,
     ) -> None:
         self.bot = bot
         self.service = service
@@ -110,6 +112,7 @@ class SeatDMs:
         self._closed: dict[tuple[int, int], int] = {}  # (table, user) -> deal found closed
         self.notes: dict[tuple[int, int], str] = {}  # (table, seat) -> "your pung lost to ..."
         self.hand_over_at: dict[int, float] = {}  # table -> when its last hand ended
+        self.let_go = let_go if let_go is not None else LetGo()  # their DMs never come back
 
     # -- scheduling --------------------------------------------------------------------------
     def changed(self, table: LiveTable, seat: int) -> None:
@@ -156,6 +159,16 @@ class SeatDMs:
         return (table.id, user_id) in self._closed
 
     # -- the live message --------------------------------------------------------------------
+    def _live(self, table: LiveTable, seat: int, user_id: int) -> LiveDM | None:
+        """The seat's live DM, made for its member if need be; None once the table was let go."""
+        live = self.live.get((table.id, seat))
+        if live is not None and live.user_id == user_id:
+            return live
+        if table.id in self.let_go:
+            return None
+        live = self.live[(table.id, seat)] = LiveDM(user_id)
+        return live
+
     async def update(self, table: LiveTable, seat: int) -> None:
         state = table.state
         player = table.player_at(seat)
@@ -163,9 +176,9 @@ class SeatDMs:
             return
         if self._closed.get((table.id, player.user_id)) == state.deal:
             return
-        live = self.live.get((table.id, seat))
-        if live is None or live.user_id != player.user_id:
-            live = self.live[(table.id, seat)] = LiveDM(player.user_id)
+        live = self._live(table, seat, player.user_id)
+        if live is None:
+            return
         async with live.lock:
             content = self.content(table, seat)
             if content.prompt:
@@ -387,9 +400,9 @@ class SeatDMs:
         player = table.player_at(seat)
         if player is None or player.user_id is None or table.state is None:
             return
-        live = self.live.get((table.id, seat))
-        if live is None or live.user_id != player.user_id:
-            live = self.live[(table.id, seat)] = LiveDM(player.user_id)
+        live = self._live(table, seat, player.user_id)
+        if live is None:
+            return
         clicked = interaction.message
         old = None
         async with live.lock:

@@ -24,6 +24,7 @@ from bot.i18n import N_, _, member_locale
 from bot.rules.game.actions import CLAIMED, WON
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
+from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import NORMAL, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.private_hand import PrivateHands
@@ -57,9 +58,12 @@ class DiscordTableNotifier:
         self.drawing = drawing or Drawing(processes=0)
         self.emojis: dict[int, discord.PartialEmoji] = {}
         self.pacer = Pacer()
-        self.pictures = Pictures(self.drawing)
-        self.channel = TableChannel(bot, service, self.pictures, self.pacer)
-        self.dms = SeatDMs(bot, service, self.pictures, self.pacer, self.emojis, self._tell_closed)
+        self.let_go = LetGo()
+        self.pictures = Pictures(self.drawing, self.let_go)
+        self.channel = TableChannel(bot, service, self.pictures, self.pacer, self.let_go)
+        self.dms = SeatDMs(
+            bot, service, self.pictures, self.pacer, self.emojis, self._tell_closed, self.let_go
+        )
         self.private = PrivateHands(self.pictures, self.pacer, self.dms)
         self._posts: dict[int, asyncio.Lock] = {}
         self._deals: dict[int, int] = {}
@@ -352,6 +356,7 @@ class DiscordTableNotifier:
     def _release(self, table: LiveTable) -> None:
         if table.status in ("lobby", "playing"):
             return
+        self.let_go.add(table.id)
         tables = getattr(self.service, "tables", {})
         still = {p.user_id for t in tables.values() if t is not table for p in t.players}
         self.dms.release(table.id, still)
@@ -361,5 +366,7 @@ class DiscordTableNotifier:
         # Deletes of its replaced prompts still waiting a minute after it closed wait for a
         # budget the open tables use up: dropped, not kept waiting all evening.
         self.pacer.forget(("dm-delete", table.id), running=True)
+        for kind in ("dm", "private"):
+            self.pacer.forget((kind, table.id))  # updates not begun: nothing to show any more
         self._posts.pop(table.id, None)
         self._deals.pop(table.id, None)

@@ -13,12 +13,14 @@ from typing import Any
 import discord
 
 from bot.drawing import Superseded
+from cogs.notify.let_go import LetGo
 from cogs.notify.seat import Picture
 
 
 class Pictures:
-    def __init__(self, drawing: Any) -> None:
+    def __init__(self, drawing: Any, let_go: LetGo | None = None) -> None:
         self.drawing = drawing
+        self.let_go = let_go if let_go is not None else LetGo()
         self._lanes = "lane" in inspect.signature(drawing.draw).parameters
         self._last: dict[Hashable, tuple[Hashable, bytes]] = {}  # owner -> (key, png)
 
@@ -48,9 +50,13 @@ class Pictures:
         if cached is not None and cached[0] == picture.key:
             return cached[1]
         png = await self.png(picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs)
-        if owner is not None:
+        if owner is not None and not self._let_go(owner):
             self._last[owner] = (picture.key, png)
         return png
+
+    def _let_go(self, owner: Hashable) -> bool:
+        """Whether ``owner`` (kind, table, ...) belongs to a table let go of meanwhile."""
+        return isinstance(owner, tuple) and len(owner) > 1 and owner[1] in self.let_go
 
     @staticmethod
     def attachment(picture: Picture, png: bytes) -> discord.File:

@@ -88,6 +88,8 @@ class PrivateHands:
             )
 
     async def update(self, table: LiveTable, seat: int) -> None:
+        if (table.id, seat) not in self.hands:
+            return  # dismissed, or its table let go of (no lock made again for it)
         async with self._lock(table.id, seat):
             hand = self.hands.get((table.id, seat))
             if hand is None or table.state is None:

@@ -1,4 +1,6 @@
-"""Deleting replaced prompts is the notifier's lowest work: a bot at its request budget (50
+"""What a closed table leaves behind in the notifier: nothing, a minute after it closed.
+
+Deleting replaced prompts is the notifier's lowest work: a bot at its request budget (50
 busy tables) may not get to it for the rest of the evening. What waits must then cost next to
 nothing and end with its table: the 1-hour soak found each waiting delete holding a whole
 ``discord.Message`` (its components, author and channel), 2,000 objects a game, for good."""
@@ -13,7 +15,10 @@ from typing import Any
 from unittest.mock import AsyncMock, MagicMock
 
 from cogs.notify.dm import LiveDM, SeatDMs
+from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import URGENT, Pacer
+from cogs.notify.pictures import Pictures
+from cogs.notify.seat import Picture
 
 DM_CHANNEL = 55
 
@@ -117,3 +122,37 @@ async def test_waiting_deletes_are_sent_once_the_budget_has_room() -> None:
     await asyncio.wait_for(all_deleted(), 30)  # one a second: the budget of the test pacer
     assert deleted == [100, 101, 102]
     await pacer.close()
+
+
+async def test_work_that_comes_after_its_table_was_let_go_brings_nothing_back() -> None:
+    """A DM update or a drawing already on its way when the notifier let the table go (a
+    minute after it closed) keeps nothing: no live DM made again, no picture bytes cached."""
+
+    async def draw(kind: str, *args: Any, lane: str = "dm", key: Any = None, **kw: Any) -> bytes:
+        return b"png" * 1000
+
+    let_go = LetGo()
+    pacer = Pacer(global_rate=1000)
+    pictures = Pictures(SimpleNamespace(draw=draw), let_go)
+    dms = SeatDMs(SimpleNamespace(), SimpleNamespace(), pictures, pacer, {}, MagicMock(), let_go)
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+    picture = Picture("hand", (), {}, key="after the last move")
+    assert await pictures.drawn(picture, owner=("dm", 2, 0))
+    assert ("dm", 2, 0) in pictures._last  # an open table's picture is kept for re-use
+
+    let_go.add(1)
+    dms.release(1, set())
+    await dms.update(table, 0)
+    assert dms.live == {}
+    assert await pictures.drawn(picture, owner=("dm", 1, 0)) == b"png" * 1000
+    assert ("dm", 1, 0) not in pictures._last
+    await pacer.close()
+
+
+def test_the_tables_let_go_of_are_remembered_up_to_a_bound() -> None:
+    let_go = LetGo(kept=3)
+    for table_id in range(1, 6):
+        let_go.add(table_id)
+    assert [t for t in range(1, 6) if t in let_go] == [3, 4, 5]
