@@ -84,6 +84,9 @@ class MahjongBot(commands.Bot):
         # Names are shown as typed: a nickname such as "@everyone" must not ping anyone. The
         # few messages meant to ping a member say so themselves.
         kwargs.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # discord.py keeps the last 1,000 messages it saw (each with its embeds, components
+        # and author) for message edit and delete events this bot does not listen to.
+        kwargs.setdefault("max_messages", None)
         # Where the commands are offered (issue 16.4): every command works on a server's data
         # (its tables, ledger and rule settings), so all of them are declared for servers
         # only, installed with the bot to a server, never to a user's account. The tree's
