@@ -34,7 +34,7 @@ from bot.rules.game import (
     WashTiles,
 )
 from bot.rules.tiles import short_name, tile_name
-from cogs.common import reply_error, shutting_down
+from cogs.common import expired, reply_error, shutting_down
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,10 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
             # Cut short by the bot's shut-down (its session closed mid-answer): the move, if
             # taken, is committed; nobody is left to tell.
             log.info("button %s cut short by the shut-down: %s", match.group(0), exc)
+            return
+        if expired(exc):
+            # Answered after Discord's 3 s (a stalled loop): answering again fails again.
+            log.warning("button %s answered too late (Discord had forgotten it)", match.group(0))
             return
         # A click must always be answered: the traceback goes to the log, a short word to
         # the player (handlers answer the refusals they expect themselves).

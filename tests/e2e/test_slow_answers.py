@@ -117,3 +117,41 @@ async def test_a_lobby_discord_never_showed_is_closed_and_its_host_may_open_agai
     again = await w.alice.slash(w.channel, "mahjong new", computer_players=3)
     lobby = await again.reply(timeout=10)
     assert lobby_id(lobby, "join")
+
+
+async def test_a_press_answered_too_late_is_not_answered_again(
+    fake_discord, discord_world, run_bot, tmp_path, monkeypatch
+) -> None:
+    """A stalled bot answers a press after Discord gave up: one 404, not a second one for the
+    error reply (each counts against the bot's invalid requests), and the move stands."""
+    w = discord_world
+    bot = await start_bot(run_bot, tmp_path)
+    service = bot.services.tables
+    handle = await w.alice.slash(w.channel, "mahjong new", computer_players=3, turn_seconds=0)
+    lobby = await handle.reply(timeout=10)
+    assert await (await w.alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=10) == 6
+
+    def her_turn() -> Any:
+        dms = [m for m in w.alice.dm_messages() if move_buttons(m)]
+        if dms and any(b[1] == "discard" for b in move_buttons(dms[-1])):
+            return dms[-1]
+        return None
+
+    dm = await fake_discord.wait_for(her_turn, timeout=60, what="alice's turn to discard")
+    discard = next(b for b in move_buttons(dm) if b[1] == "discard")
+    table = service.tables[int(discard[0].split(":")[1])]
+    move = table.state.move
+    monkeypatch.setattr("cogs.common.ANSWER_BY", 60.0)
+    monkeypatch.setattr(fake_discord, "interaction_timeout", 1.0)
+    monkeypatch.setattr(service, "act", slowed(service.act, 1.5))
+    await w.alice.click(dm, discard[0])
+
+    def late() -> list[str]:
+        return [p for p in fake_discord.problems if "Unknown interaction" in p]
+
+    await fake_discord.wait_for(late, timeout=30, what="the late answer")
+    await fake_discord.wait_for(lambda: table.state.move > move, timeout=30, what="the move")
+    await asyncio.sleep(0.5)  # room for a second answer, which must not come
+    assert len(late()) == 1, late()
+    for problem in late():
+        fake_discord.problems.remove(problem)  # the late answer this test provoked

@@ -13,6 +13,7 @@ resumes every table exactly where it was.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -344,8 +345,11 @@ class TableService(TableLobby, TableTimers, TableLifecycle, OwnedTables):
             log.warning("table %s: could not rate the game yet (%s)", table.id, exc)
 
     def _remember_finished(self, table: LiveTable) -> None:
-        """Keep the last closed tables for "Play again" and /mahjong verify."""
-        self.finished[table.id] = table
+        """Keep the last closed tables for "Play again" (its place, players and options),
+        without their game: kept for 200 tables, the games' objects were most of what the
+        garbage collector's full passes walked (close to a second each on a loaded machine,
+        the 1-hour soak). The notifier keeps the whole table until its last posts are out."""
+        self.finished[table.id] = dataclasses.replace(table, state=None)
         while len(self.finished) > FINISHED_KEPT:
             self.finished.pop(next(iter(self.finished)))
 
