@@ -37,6 +37,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import allocator
 from bot.config import Settings, is_url
 from bot.drawing import Drawing
 from bot.i18n.commands import CatalogueTranslator
@@ -140,6 +141,7 @@ class MahjongBot(commands.Bot):
         await self.member_locales.load(MemberSettingsRepository(self.db))
         self.spawn(self._restore(), "restore-tables")
         self.spawn(self._heartbeat(), "heartbeat")
+        self.spawn(self._give_back_memory(), "give-back-memory")
 
     def _share_global_budget(self) -> None:
         """``MAHJONG_GLOBAL_RATE``: this process's share of Discord's global request budget,
@@ -215,6 +217,13 @@ class MahjongBot(commands.Bot):
                     path.write_text(f"{os.getpid()} {time.time():.0f}\n")
             await asyncio.sleep(HEARTBEAT_SECONDS)
 
+    async def _give_back_memory(self) -> None:
+        """Every minute, the memory freed meanwhile goes back to the system
+        (``bot/allocator.py``): resident memory stays flat over an evening."""
+        while not self.is_closed():
+            await asyncio.sleep(allocator.EVERY_SECONDS)
+            await asyncio.to_thread(allocator.give_back)
+
     def gateway_open(self) -> bool:
         return self.ws is not None and self.ws.open
 
@@ -272,6 +281,13 @@ class ShardedMahjongBot(MahjongBot, commands.AutoShardedBot):
     """The bot running some of the bot's shards in this process (``--shards 0-3
     --shard-count 8``, issue 15): discord.py's ``AutoShardedBot`` with ``shard_ids``. Other
     processes run the other shards on the same PostgreSQL database (docs/scaling.md)."""
+
+    async def _give_back_memory(self) -> None:
+        """Every minute, the memory freed meanwhile goes back to the system
+        (``bot/allocator.py``): resident memory stays flat over an evening."""
+        while not self.is_closed():
+            await asyncio.sleep(allocator.EVERY_SECONDS)
+            await asyncio.to_thread(allocator.give_back)
 
     def gateway_open(self) -> bool:
         return bool(self.shards) and not any(s.is_closed() for s in self.shards.values())
