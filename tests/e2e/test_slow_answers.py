@@ -25,6 +25,23 @@ def slowed(method: Any, seconds: float) -> Any:
     return slow
 
 
+async def alices_turn_to_discard(w: Any) -> tuple[Any, Any]:
+    """Alice opens a table with three computer players, starts it and waits for her turn:
+    her DM offering discards, and its first discard button."""
+    handle = await w.alice.slash(w.channel, "mahjong new", computer_players=3, turn_seconds=0)
+    lobby = await handle.reply(timeout=10)
+    assert await (await w.alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=10) == 6
+
+    def her_turn() -> Any:
+        dms = [m for m in w.alice.dm_messages() if move_buttons(m)]
+        if dms and any(b[1] == "discard" for b in move_buttons(dms[-1])):
+            return dms[-1]
+        return None
+
+    dm = await w.server.wait_for(her_turn, timeout=60, what="alice's turn to discard")
+    return dm, next(b for b in move_buttons(dm) if b[1] == "discard")
+
+
 @pytest.fixture
 def answer_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cogs defer after 0.1 s of work instead of 1.5 s (the tests' work is slowed on
@@ -58,18 +75,7 @@ async def test_a_slow_move_is_acknowledged_first_and_its_dm_updated_after(
     w = discord_world
     bot = await start_bot(run_bot, tmp_path)
     service = bot.services.tables
-    handle = await w.alice.slash(w.channel, "mahjong new", computer_players=3, turn_seconds=0)
-    lobby = await handle.reply(timeout=10)
-    assert await (await w.alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=10) == 6
-
-    def her_turn() -> Any:
-        dms = [m for m in w.alice.dm_messages() if move_buttons(m)]
-        if dms and any(b[1] == "discard" for b in move_buttons(dms[-1])):
-            return dms[-1]
-        return None
-
-    dm = await fake_discord.wait_for(her_turn, timeout=60, what="alice's turn to discard")
-    discard = next(b for b in move_buttons(dm) if b[1] == "discard")
+    dm, discard = await alices_turn_to_discard(w)
     table_id = int(discard[0].split(":")[1])
     move = service.tables[table_id].state.move
     monkeypatch.setattr(service, "act", slowed(service.act, TOO_SLOW))
@@ -120,25 +126,14 @@ async def test_a_lobby_discord_never_showed_is_closed_and_its_host_may_open_agai
 
 
 async def test_a_press_answered_too_late_is_not_answered_again(
-    fake_discord, discord_world, run_bot, tmp_path, monkeypatch
+    fake_discord, discord_world, run_bot, tmp_path, monkeypatch, caplog
 ) -> None:
     """A stalled bot answers a press after Discord gave up: one 404, not a second one for the
     error reply (each counts against the bot's invalid requests), and the move stands."""
     w = discord_world
     bot = await start_bot(run_bot, tmp_path)
     service = bot.services.tables
-    handle = await w.alice.slash(w.channel, "mahjong new", computer_players=3, turn_seconds=0)
-    lobby = await handle.reply(timeout=10)
-    assert await (await w.alice.click(lobby, lobby_id(lobby, "start"))).ack(timeout=10) == 6
-
-    def her_turn() -> Any:
-        dms = [m for m in w.alice.dm_messages() if move_buttons(m)]
-        if dms and any(b[1] == "discard" for b in move_buttons(dms[-1])):
-            return dms[-1]
-        return None
-
-    dm = await fake_discord.wait_for(her_turn, timeout=60, what="alice's turn to discard")
-    discard = next(b for b in move_buttons(dm) if b[1] == "discard")
+    dm, discard = await alices_turn_to_discard(w)
     table = service.tables[int(discard[0].split(":")[1])]
     move = table.state.move
     monkeypatch.setattr("cogs.common.ANSWER_BY", 60.0)
@@ -151,7 +146,11 @@ async def test_a_press_answered_too_late_is_not_answered_again(
 
     await fake_discord.wait_for(late, timeout=30, what="the late answer")
     await fake_discord.wait_for(lambda: table.state.move > move, timeout=30, what="the move")
-    await asyncio.sleep(0.5)  # room for a second answer, which must not come
+    await fake_discord.wait_for(  # the press's handler has finished: no answer to come
+        lambda: any("answered too late" in r.getMessage() for r in caplog.records),
+        timeout=30,
+        what="the late answer logged",
+    )
     assert len(late()) == 1, late()
     for problem in late():
         fake_discord.problems.remove(problem)  # the late answer this test provoked
