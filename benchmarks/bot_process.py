@@ -235,6 +235,7 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
         facts["malloc_in_use_mb"] = info.uordblks / 2**20
         facts["malloc_free_kept_mb"] = info.fordblks / 2**20
         facts["malloc_mmapped_mb"] = info.hblkhd / 2**20
+        facts |= python_arenas()
         counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
         facts["objects"] = sum(counts.values())
         log.write(json.dumps(facts) + "\n")
@@ -246,6 +247,44 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
             facts |= {"traced_mb": current / 2**20, "peak_mb": peak / 2**20}
             tracemalloc.take_snapshot().dump(str(folder / f"snapshot-{n}.pickle"))
         (folder / f"types-{n}.json").write_text(json.dumps(facts))
+
+    def python_arenas() -> dict[str, float]:
+        """CPython's own small-object allocator (not malloc's: it maps arenas of 1 MiB in
+        3.11 and unmaps one only when all of it is free): arenas mapped now and at most, and
+        the bytes its objects use. ``sys._debugmallocstats`` writes to the C stderr, so fd 2
+        points at a file for that moment (what another thread logs then is lost). Nothing
+        under ``PYTHONMALLOC=malloc``."""
+
+        import tempfile
+
+        with tempfile.TemporaryFile() as out:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(out.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            out.seek(0)
+            text = out.read().decode(errors="replace")
+        wanted = {
+            "# arenas allocated current": "py_arenas",
+            "# arenas highwater mark": "py_arenas_highwater",
+            "# bytes in allocated blocks": "py_blocks_bytes",
+        }
+        found: dict[str, float] = {}
+        for line in text.splitlines():
+            label, _, value = line.partition("=")
+            if "bytes/arena" in label:  # "N arenas * S bytes/arena = total"
+                found["py_arenas_mb"] = int(value.strip().replace(",", "")) / 2**20
+                continue
+            key = wanted.get(label.strip())
+            if key and value.strip().replace(",", "").isdigit():
+                found[key] = int(value.strip().replace(",", ""))
+        if "py_blocks_bytes" in found:
+            found["py_blocks_mb"] = found.pop("py_blocks_bytes") / 2**20
+        return found
 
     def held_by(name: str, count: int = 40, depth: int = 5) -> list[tuple[str, int]]:
         """What holds ``count`` objects of type ``name``: each one's chain of referrers, as
