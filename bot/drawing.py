@@ -443,8 +443,18 @@ class Drawing:
             jobs.clear()
         self._queued.clear()
         self._work.set()
+        for slot, task in enumerate(self._workers):
+            if slot not in self._active and not self._settled[slot].is_set():
+                task.cancel()  # still starting its process, nothing to finish: killed now
         if self._workers:
-            _, pending = await asyncio.wait(self._workers, timeout=10)
+            try:
+                _, pending = await asyncio.wait(self._workers, timeout=10)
+            except asyncio.CancelledError:
+                # The caller's time ran out first (the bot's shut-down gives 2 s): the workers
+                # stop now and kill their processes, or they outlive the event loop, still
+                # waiting, and are torn down half-way when it is gone.
+                await self._stop_workers(2)
+                raise
             for task in pending:
                 task.cancel()
             if pending:
@@ -453,6 +463,13 @@ class Drawing:
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None
+
+    async def _stop_workers(self, seconds: float) -> None:
+        pending = [task for task in self._workers if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=seconds)
 
 
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:

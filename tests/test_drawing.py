@@ -19,6 +19,7 @@ from bot.drawing import (
     SHARE,
     Drawing,
     DrawingFailed,
+    DrawingProcess,
     Superseded,
     default_processes,
     render,
@@ -119,6 +120,32 @@ async def test_close_ends_the_processes(table_view) -> None:
     await drawing.close()
     assert drawing_children() == [] and not any(alive(p) for p in pids)
     assert drawing.pids() == []
+
+
+async def test_closing_while_the_processes_start_stops_them_at_once(monkeypatch) -> None:
+    """A bot stopped right after it started (its drawing processes still importing) does not
+    wait for them to be ready: it waited 10 s (its shut-down gave up after 2 s, and the
+    workers outlived the event loop)."""
+    started: list[bool] = []
+    both_starting = asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def never_ready(cls: type) -> None:
+        started.append(True)
+        if len(started) == 2:
+            both_starting.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(True)  # the real one kills its half-started process here
+            raise
+
+    monkeypatch.setattr(DrawingProcess, "start", classmethod(never_ready))
+    drawing = Drawing(processes=2)
+    drawing.start()
+    await both_starting.wait()
+    await asyncio.wait_for(drawing.close(), 5)  # well under the 10 s it would wait
+    assert cancelled == [True, True]
 
 
 def test_the_process_ends_when_the_bot_closes_its_end() -> None:
