@@ -443,7 +443,8 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
                     patient=True,
                     ack_timeout=10,
                     think=lambda: rng.uniform(low, high),
-                    poll=0.1,
+                    on_change=True,  # not polling: the fake and members share this process
+                    poll=1.0,
                 )
                 for c, users in world.tables
                 for u in users
@@ -649,7 +650,9 @@ async def restart(count: int, args: argparse.Namespace) -> dict[str, Any]:
             # The members play for a while, so that the tables have moves to replay.
             stop = asyncio.Event()
             players = [
-                SimPlayer(u, c, patient=True, ack_timeout=10, think=lambda: 0.2, poll=0.2)
+                SimPlayer(
+                    u, c, patient=True, ack_timeout=10, think=lambda: 0.2, on_change=True, poll=1.0
+                )
                 for c, users in world.tables
                 for u in users
             ]

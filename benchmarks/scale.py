@@ -200,7 +200,15 @@ async def measure(
             result["tables_opened"] = opened
             low, high = args.think
             players = [
-                SimPlayer(u, c, patient=True, ack_timeout=10, think=lambda: rng.uniform(low, high))
+                SimPlayer(
+                    u,
+                    c,
+                    patient=True,
+                    ack_timeout=10,
+                    think=lambda: rng.uniform(low, high),
+                    on_change=True,
+                    poll=1.0,
+                )
                 for c, users in world.tables
                 for u in users
             ]

@@ -103,7 +103,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             await bot.start()
             low, high = args.think
             players = [
-                SimPlayer(u, c, patient=True, ack_timeout=10, think=lambda: rng.uniform(low, high))
+                SimPlayer(
+                    u,
+                    c,
+                    patient=True,
+                    ack_timeout=10,
+                    think=lambda: rng.uniform(low, high),
+                    on_change=True,
+                    poll=1.0,
+                )
                 for c, users in world.tables
                 for u in users
             ]

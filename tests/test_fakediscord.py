@@ -672,3 +672,29 @@ async def test_threads_reactions_and_user_messages(
     [seen] = w.bob.messages(game)
     assert seen.content == "first hand (dealt)"
     assert [v.content for v in seen.history] == ["first hand"]
+
+
+async def test_a_member_waiting_for_their_dms_wakes_for_them_only(
+    fake_discord: FakeDiscord, discord_world: World
+) -> None:
+    """``place_changed``: what simulated members wait on instead of polling (benchmarks)."""
+    w = discord_world
+    bot_user = fake_discord.bot_user
+    alice_dm = fake_discord.state.dm_channel(w.alice.record, create=True)
+    alice_waits = asyncio.create_task(
+        fake_discord.place_changed([("dm", w.alice.id), w.channel.id], 30)
+    )
+    bob_waits = asyncio.create_task(
+        fake_discord.place_changed([("dm", w.bob.id), w.channel.id], 0.5)
+    )
+    await asyncio.sleep(0)  # both are waiting
+    body = {"content": "your turn"}
+    await fake_discord.create_message(alice_dm, author=bot_user, body=body, uploads={})
+    assert await alice_waits is True
+    assert await bob_waits is False  # alice's DM is not bob's
+    # A change in the channel they both watch wakes a member too; nothing is left waiting.
+    bob_again = asyncio.create_task(fake_discord.place_changed([w.channel.id], 30))
+    await asyncio.sleep(0)
+    await fake_discord.create_message(w.channel, author=bot_user, body=body, uploads={})
+    assert await bob_again is True
+    assert fake_discord._place_waiters == {}

@@ -109,6 +109,9 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._patches: contextlib.ExitStack | None = None
         self._changed: asyncio.Event | None = None
+        # Who waits for a change in one place (``place_changed``): a channel's id, or
+        # ("dm", user id) for a user's DMs (their channel may not exist yet).
+        self._place_waiters: dict[Any, set[asyncio.Event]] = {}
         self._users: dict[int, FakeUser] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -224,6 +227,36 @@ class FakeDiscord:
         if self._changed is not None:
             self._changed.set()
         self._changed = None
+
+    async def place_changed(self, places: list[Any], timeout: float) -> bool:
+        """Wait until a message is created, edited or deleted in one of ``places`` (channel
+        ids, or ("dm", user id)); False after ``timeout``. Simulated members look again when
+        what they watch changes, not 50 times a second each: at hundreds of members polling
+        took more of the benchmark's CPU than the bot had (benchmarks/bot.py)."""
+        event = asyncio.Event()
+        for place in places:
+            self._place_waiters.setdefault(place, set()).add(event)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            for place in places:
+                waiting = self._place_waiters.get(place)
+                if waiting is not None:
+                    waiting.discard(event)
+                    if not waiting:
+                        del self._place_waiters[place]
+
+    def _place_touched(self, msg: MessageRecord) -> None:
+        channel = self.state.channels.get(msg.channel_id)
+        places: list[Any] = [msg.channel_id]
+        if channel is not None and channel.is_dm and channel.recipient is not None:
+            places.append(("dm", channel.recipient.id))
+        for place in places:
+            for event in self._place_waiters.pop(place, ()):
+                event.set()
 
     def loop_time(self) -> float:
         """The fake's clock: the event loop's, plus whatever `advance_clock` added.
@@ -673,6 +706,7 @@ class FakeDiscord:
         channel.messages.append(msg)
         self.state.messages[msg.id] = msg
         self._log_change("create", msg)
+        self._place_touched(msg)
         if not ephemeral:
             await self._dispatch_message("MESSAGE_CREATE", msg)
         self.notify()
@@ -754,6 +788,7 @@ class FakeDiscord:
         msg.flags &= ~MessageFlag.LOADING
         self._register(channel, attachments)
         self._log_change("edit", msg)
+        self._place_touched(msg)
         if not msg.ephemeral:
             await self._dispatch_message("MESSAGE_UPDATE", msg)
         self.notify()
@@ -763,6 +798,7 @@ class FakeDiscord:
         """Delete a message (kept in state with `deleted=True` so tests can still inspect it)."""
         self._log_change("delete", msg)
         msg.deleted = True
+        self._place_touched(msg)
         if not msg.ephemeral:
             channel = self.state.channels[msg.channel_id]
             data: dict[str, Any] = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
