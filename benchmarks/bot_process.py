@@ -310,6 +310,8 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
                 described = type(current).__qualname__
                 if isinstance(current, (dict, list, collections.deque)):
                     described += f"[{len(current)}]"
+                elif isinstance(current, (types.CoroutineType, types.FunctionType)):
+                    described += f"({current.__qualname__})"  # which one holds it
                 chain.append(described)
             paths[" <- ".join(chain)] += 1
         del found
