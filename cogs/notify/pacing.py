@@ -77,6 +77,11 @@ RESERVE = {URGENT: 0.0, TURN: 0.0, NORMAL: 0.0, TABLE: 0.1, LOW: 0.25}
 # take them all, cosmetic work leaves two; ``keep=2`` for what a member only watches in the
 # same channel as their prompts (a DM), so a turn still finds a slot.
 KEEP = {URGENT: 0, TURN: 1, NORMAL: 1, TABLE: 1, LOW: 2}
+# Seconds cosmetic work waits before it queues with the table images, in the order it asked:
+# a budget kept full by table images (50 busy tables) never left a quarter of a second free,
+# and the home channel's summary lines and deletes waited for ever, each holding its finished
+# table (the 1-hour soak's memory grew with every game).
+LOW_AGE = 15.0
 
 GRANTED: ContextVar[bool] = ContextVar("granted", default=False)
 
@@ -99,6 +104,7 @@ class _Waiter:
     hold: bool = field(compare=False)  # counted as in flight until ``request`` answers
     future: asyncio.Future[None] = field(compare=False)
     keep: int = field(compare=False, default=1)  # slots of the channel's budget left free
+    since: float = field(compare=False, default=0.0)  # when it began to wait
     stamp: list[float] = field(compare=False, default_factory=lambda: [0.0])
 
 
@@ -134,6 +140,7 @@ class Pacer:
         self.global_window = 1.0
         self.margin = 0.25
         self.global_margin = 0.05
+        self.low_age = LOW_AGE
         # Per bucket, one [time] a request: granted, then moved to when it was answered.
         self._sent: dict[Hashable, deque[list[float]]] = {}
         self._global: deque[list[float]] = deque()
@@ -208,7 +215,7 @@ class Pacer:
         future = loop.create_future()
         seq = job.seq if job is not None and job.seq is not None else next(self._seq)
         keep = KEEP.get(priority, 1) if keep is None else keep
-        waiter = _Waiter(priority, seq, bucket, counted, hold, future, keep=keep)
+        waiter = _Waiter(priority, seq, bucket, counted, hold, future, keep=keep, since=loop.time())
         heapq.heappush(self._waiting, waiter)
         self._ensure_dispatcher()
         assert self._wake is not None
@@ -304,6 +311,14 @@ class Pacer:
             return room, math.inf
         return room, times[index] + span - now
 
+    def _level(self, waiter: _Waiter, now: float) -> int:
+        """The level a waiter is served at: its own, or the table images' once cosmetic work
+        has waited ``low_age`` (it then keeps the table level's reserve and its own place
+        among them, by when it asked: served within a round of the tables)."""
+        if waiter.priority == LOW and now - waiter.since >= self.low_age:
+            return TABLE
+        return waiter.priority
+
     def _reserve(self, priority: int) -> int:
         """Global slots a request of ``priority`` leaves to those above it."""
         return int(self._allowed() * RESERVE.get(priority, 0.0))
@@ -318,11 +333,11 @@ class Pacer:
             sleep = math.inf
             blocked_at: int | None = None  # the first level the global budget turned away
             kept: list[_Waiter] = []
-            for waiter in sorted(self._waiting):
+            for waiter in sorted(self._waiting, key=lambda w: (self._level(w, now), w.seq)):
                 if waiter.future.done():  # cancelled while waiting
                     continue
                 wait = self._channel_wait(waiter.channel, waiter.keep, now)
-                reserve = self._reserve(waiter.priority)
+                reserve = self._reserve(self._level(waiter, now))
                 if wait <= 0 and waiter.counted and (blocked_at is not None or room <= reserve):
                     # Served in priority order: nobody behind overtakes for a global slot,
                     # and a lower level leaves its reserve to the levels above it.

@@ -57,6 +57,7 @@ def speed_up_pacer(pacer: Any) -> None:
     pacer.margin *= FAST_TIME_SCALE
     pacer.global_window *= FAST_TIME_SCALE
     pacer.global_margin *= FAST_TIME_SCALE
+    pacer.low_age *= FAST_TIME_SCALE
 
 
 # fast() makes the bot's pauses about 1/24 of the real ones (a 0.05 s table gap for 1.2 s);

@@ -213,6 +213,40 @@ async def test_table_images_and_cosmetic_work_leave_room_for_prompts() -> None:
     await pacer.close()
 
 
+async def test_cosmetic_work_kept_waiting_by_a_full_budget_is_served_in_the_end() -> None:
+    """A budget kept full by table images (50 busy tables) left the home channel's summary
+    lines waiting for ever, each holding its finished table: the soak's memory grew with
+    every game. Cosmetic work that has waited ``low_age`` queues with the table images, in
+    the order it asked, and goes within a round of them."""
+    pacer = Pacer(per_channel=100, window=1, global_rate=10)  # reserves: table 1, low 2
+    pacer.low_age = 0.5
+    loop = asyncio.get_running_loop()
+    tables_served = 0
+
+    async def table_images(stream: int) -> None:
+        nonlocal tables_served
+        for i in range(10_000):
+            await pacer.turn(f"table-{stream}-{i % 20}", TABLE)
+            tables_served += 1
+
+    # More tables waiting than the budget has slots: whatever frees goes to them first.
+    streams = [asyncio.ensure_future(table_images(n)) for n in range(30)]
+    try:
+        while tables_served < 9:  # the second's budget but the table level's reserve: full
+            await asyncio.sleep(0.01)
+        asked = loop.time()
+        served_before = tables_served
+        await asyncio.wait_for(pacer.turn("summary", LOW), timeout=30)
+        granted = loop.time()
+        assert granted - asked >= pacer.low_age  # not before: the table images had it all
+        assert tables_served > served_before  # and they were being served all the while
+    finally:
+        for stream in streams:
+            stream.cancel()
+        await asyncio.gather(*streams, return_exceptions=True)
+        await pacer.close()
+
+
 async def test_a_waiting_update_gives_way_to_a_newer_state_and_keeps_its_place() -> None:
     """A coalesced job waiting for its turn is asked again urgently (the seat's turn came):
     it stops waiting, runs at once with the newest state, and the out-of-date one is never
