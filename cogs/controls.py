@@ -163,15 +163,15 @@ def cancel_view(table_id: int, locale: str = FALLBACK) -> discord.ui.View:
     return view
 
 
-def how_to_play_button(locale: str = FALLBACK) -> discord.ui.Button[Any] | None:
-    """The "How to play here" button (answered by cogs/help.py), when that cog is there."""
+def how_to_play_button(locale: str = FALLBACK) -> discord.ui.Item[Any] | None:
+    """The "How to play here" button (answered by cogs/help.py), when that cog is there. Its
+    dynamic item, not a plain button: discord.py keeps a sent view holding any plain button
+    under its message for good, so every lobby ever opened stayed in memory (the soak)."""
     if importlib.util.find_spec("cogs.help") is None:
         return None
-    return discord.ui.Button(
-        label=_(locale, "How to play here"),
-        style=discord.ButtonStyle.secondary,
-        custom_id="mj:help",
-    )
+    from cogs.help import HelpButton
+
+    return HelpButton(locale)
 
 
 def table_view(table_id: int, *, again: bool = False, locale: str = FALLBACK) -> discord.ui.View:

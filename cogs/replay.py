@@ -121,14 +121,18 @@ def viewer_controls(
     view = discord.ui.View(timeout=None)
     for move in MOVES:
         stuck = index == 0 if move in ("first", "prev") else index == count - 1
+        # Each control in its dynamic item: discord.py keeps a sent view holding a plain one
+        # under its message for good (every replay ever shown, in memory).
         view.add_item(
-            discord.ui.Button(
-                emoji=ARROWS[move],
-                label=_(locale, LABELS[move]),
-                style=discord.ButtonStyle.secondary,
-                custom_id=custom_id(replay.table_id, replay.hand, step, seat, move),
-                disabled=stuck,
-                row=0,
+            ReplayButton(
+                discord.ui.Button(
+                    emoji=ARROWS[move],
+                    label=_(locale, LABELS[move]),
+                    style=discord.ButtonStyle.secondary,
+                    custom_id=custom_id(replay.table_id, replay.hand, step, seat, move),
+                    disabled=stuck,
+                    row=0,
+                )
             )
         )
     options = [
@@ -143,11 +147,13 @@ def viewer_controls(
         )
     )
     view.add_item(
-        discord.ui.Select(
-            custom_id=f"mjr:{replay.table_id}:{replay.hand}:{step}:seat",
-            placeholder=_(locale, "From the seat of")[:150],
-            options=options,
-            row=1,
+        ReplaySeat(
+            discord.ui.Select(
+                custom_id=f"mjr:{replay.table_id}:{replay.hand}:{step}:seat",
+                placeholder=_(locale, "From the seat of")[:150],
+                options=options,
+                row=1,
+            )
         )
     )
     return view

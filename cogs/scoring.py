@@ -433,14 +433,16 @@ def rules_message(
     view = discord.ui.View(timeout=None)
     if len(shown) > 1:
         for emoji, to in (("\u25c0\ufe0f", page - 1), ("\u25b6\ufe0f", page + 1)):
-            view.add_item(
-                discord.ui.Button(
-                    emoji=emoji,
-                    style=discord.ButtonStyle.secondary,
-                    custom_id=f"mj:rules:page:{topic.key}:{max(0, min(to, len(shown) - 1))}",
-                    disabled=not 0 <= to < len(shown),
-                )
+            target = max(0, min(to, len(shown) - 1))
+            button: discord.ui.Button[Any] = discord.ui.Button(
+                emoji=emoji,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"mj:rules:page:{topic.key}:{target}",
+                disabled=not 0 <= to < len(shown),
             )
+            # Its dynamic item: discord.py keeps a sent view holding a plain button under its
+            # message for good (every /rules answer ever shown, in memory).
+            view.add_item(RulesPageButton(button, topic.key, target))
     view.add_item(ShareRulesButton(topic.key, page if len(shown) > 1 else None, locale))
     return make_embed(title, shown[page].text), view
 

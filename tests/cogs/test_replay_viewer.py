@@ -31,6 +31,11 @@ def ids_of(view) -> list[str]:
     return [item.custom_id for item in view.children]
 
 
+def items(view) -> list:
+    """The buttons and menu inside the view's dynamic items."""
+    return [getattr(child, "item", child) for child in view.children]
+
+
 def test_every_control_is_a_replay_control_within_discords_limits(replay: HandReplay) -> None:
     for seat in [*(s for s, _, _ in replay.seats()), TABLE]:
         for step in replay.stops(seat):
@@ -46,7 +51,7 @@ def test_every_control_is_a_replay_control_within_discords_limits(replay: HandRe
                 assert not any(c.__discord_ui_compiled_template__.fullmatch(cid) for c in OTHERS), (
                     f"{cid} is also another control's"
                 )
-            menu = view.children[-1]
+            menu = items(view)[-1]
             assert len(menu.options) <= 25
             assert [o.value for o in menu.options if o.default] == [str(seat)]
 
@@ -56,7 +61,7 @@ def test_the_ends_disable_what_leads_nowhere(replay: HandReplay) -> None:
     stops = replay.stops(seat)
 
     def disabled(step: int) -> dict[str, bool]:
-        buttons = viewer_controls(replay, step, seat).children[:4]
+        buttons = items(viewer_controls(replay, step, seat))[:4]
         return {re.sub(r".*:", "", b.custom_id): b.disabled for b in buttons}
 
     assert disabled(stops[0]) == {"first": True, "prev": True, "next": False, "last": False}
@@ -85,8 +90,8 @@ def test_the_viewer_speaks_the_members_language(replay: HandReplay) -> None:
     assert "本局結束" in viewer_text(replay, last, seat, "zh-TW")
     assert "回放" in viewer_text(replay, 0, TABLE, "zh-CN")
     view = viewer_controls(replay, 0, seat, "zh-TW")
-    assert [b.label for b in view.children[:4]] == ["開頭", "上一步", "下一步", "亮牌"]
-    menu = view.children[-1]
+    assert [b.label for b in items(view)[:4]] == ["開頭", "上一步", "下一步", "亮牌"]
+    menu = items(view)[-1]
     assert menu.placeholder == "從誰的座位看" and menu.options[-1].label == "牌桌（頻道看到的樣子）"
     assert alt_text(replay, 0, seat, "zh-TW").startswith(f"{name} 的手牌：")
     refusal = ReplayError(

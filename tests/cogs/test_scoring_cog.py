@@ -86,7 +86,7 @@ async def test_unknown_rules_and_dms_are_refused(discord_world, start_bot) -> No
 
 async def test_rules_answers_privately_with_a_button_to_share(discord_world, start_bot) -> None:
     w = discord_world
-    await start_bot()
+    bot = await start_bot()
     listing = await (await w.alice.slash(w.channel, "rules")).reply()
     assert listing.ephemeral and listing.visible_to == w.alice.id
     assert "`washing`" in listing.embeds[0]["description"]
@@ -130,6 +130,10 @@ async def test_rules_answers_privately_with_a_button_to_share(discord_world, sta
         await w.alice.autocomplete(w.channel, "rules", focused="topic", topic="lim")
     ).choices()
     assert {c["value"] for c in choices} >= {"limit-hands", "limit-scoring"}
+    # Dynamic items only: discord.py keeps none of the answers' views (each page's ◀ ▶ as
+    # plain buttons kept every /rules answer in memory for good).
+    store = bot._connection._view_store
+    assert store._views == {} and store._synced_message_views == {}
 
 
 async def _propose(w, **options):

@@ -107,7 +107,7 @@ async def test_cancel_is_asked_privately_and_changes_nothing_until_confirmed(
     fake_discord, discord_world, run_bot, tmp_path
 ) -> None:
     w, db = discord_world, tmp_path / "db.sqlite3"
-    await start_bot(run_bot, tmp_path)
+    bot = await start_bot(run_bot, tmp_path)
     opened = await open_table(w, w.alice, [w.bob], start=False)
     lobby = opened.lobby
     before = fake_discord.message(lobby.id).custom_ids()
@@ -129,6 +129,10 @@ async def test_cancel_is_asked_privately_and_changes_nothing_until_confirmed(
         lambda: "cancelled" in str(fake_discord.message(lobby.id).embeds), 10, "lobby closed"
     )
     assert fake_discord.message(lobby.id).custom_ids() == []
+    # Every control is a dynamic item: discord.py keeps none of the views sent (while the
+    # lobby's help button was a plain one it kept every lobby ever opened, for good).
+    store = bot._connection._view_store
+    assert store._views == {} and store._synced_message_views == {}
 
 
 async def test_help_settings_and_verify_answer_privately(
