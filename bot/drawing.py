@@ -450,10 +450,14 @@ class Drawing:
             try:
                 _, pending = await asyncio.wait(self._workers, timeout=10)
             except asyncio.CancelledError:
-                # The caller's time ran out first (the bot's shut-down gives 2 s): the workers
-                # stop now and kill their processes, or they outlive the event loop, still
-                # waiting, and are torn down half-way when it is gone.
-                await self._stop_workers(2)
+                # The caller's time ran out first (the bot's shut-down gives 2 s): what is
+                # still drawing is killed, and the workers stop at once, or they outlive the
+                # event loop, still waiting, and are torn down half-way when it is gone.
+                for drawer in self._drawers.values():
+                    if drawer is not None:
+                        with contextlib.suppress(ProcessLookupError):
+                            drawer.process.kill()
+                await self._stop_workers(0.5)
                 raise
             for task in pending:
                 task.cancel()
