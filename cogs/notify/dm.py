@@ -44,10 +44,6 @@ log = logging.getLogger(__name__)
 DM_CLOSED = 50007
 WATCH_GAPS = 8  # a watching seat's DM is updated at most every 8 gaps (2 s at the real pace)
 PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
-# Seconds a new prompt waits for its picture before it goes without it, the picture following
-# in an edit once drawn: at 200 tables the drawing pool kept prompts 5-15 s behind their
-# pictures while the request budget had room to spare (benchmarks/bot.py).
-PICTURE_WAIT = 0.5
 
 
 def priority_of(content: SeatContent) -> int:
@@ -110,7 +106,6 @@ class SeatDMs:
         self.emojis = emojis
         self.tell_closed = tell_closed
         self.gap = 0.25
-        self.picture_wait = PICTURE_WAIT
         self.live: dict[tuple[int, int], LiveDM] = {}
         self._users: dict[int, Any] = {}
         self._channels: dict[int, discord.DMChannel] = {}
@@ -244,13 +239,9 @@ class SeatDMs:
         kwargs: dict[str, Any] = {"content": content.content}
         if content.view is not None:
             kwargs["view"] = content.view
-        drawing = self.pictures.file(
-            content.picture, lane=_lane(content), owner=("dm", table.id, seat)
+        file = await self.pacer.unless_newer(
+            self.pictures.file(content.picture, lane=_lane(content), owner=("dm", table.id, seat))
         )
-        if content.prompt is not None and content.picture is not None:
-            file, follows = await self._prompt_picture(table, seat, drawing)
-        else:
-            file, follows = await self.pacer.unless_newer(drawing), False
         if file is not None:
             kwargs["file"] = file
         priority = priority_of(content)
@@ -260,39 +251,14 @@ class SeatDMs:
             message = await channel.send(**kwargs)
         self.reached(table, seat, content)
         old = live.message if live.deal == content.deal and not live.finished else None
-        # A picture still to follow: the next update edits it in (it is drawn by then).
-        live.message, live.deal = message, content.deal
-        live.key = None if follows else content.key
+        live.message, live.deal, live.key = message, content.deal, content.key
         live.remember(message.id, content.deal)
-        live.picture_key = content.picture.key if content.picture and not follows else None
+        live.picture_key = content.picture.key if content.picture else None
         live.prompt_id = content.prompt_id
         live.set_finished(content.finished)
         self._closed.pop((table.id, live.user_id), None)
         if old is not None:
             self._replaced(table, seat, live, old)
-
-    async def _prompt_picture(
-        self, table: LiveTable, seat: int, drawing: Awaitable[discord.File | None]
-    ) -> tuple[discord.File | None, bool]:
-        """A new prompt's picture if drawn within ``picture_wait``; else none, and whether it
-        follows (an update of the seat once it is drawn). The prompt's words and buttons are
-        what the member acts on (the tile discarded, the tiles to discard): they do not wait
-        for a busy drawing pool."""
-        task = asyncio.ensure_future(drawing)
-        try:
-            await self.pacer.unless_newer(asyncio.wait({task}, timeout=self.picture_wait))
-        except BaseException:
-            task.cancel()
-            raise
-        if task.done():
-            return task.result(), False
-
-        def drawn(done: asyncio.Future[Any]) -> None:
-            if not done.cancelled() and done.exception() is None:
-                self.changed(table, seat)
-
-        task.add_done_callback(drawn)
-        return None, True
 
     async def _edit(self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent) -> None:
         assert live.message is not None

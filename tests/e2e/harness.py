@@ -46,9 +46,6 @@ def fast(bot: MahjongBot, *, edit_gap: float = 0.05, dm_gap: float = 0.02) -> Ma
     notifier = notifier_of(bot)
     notifier.min_edit_gap = edit_gap
     notifier.dm_gap = dm_gap
-    # A prompt waits for its picture however long it takes: the messages and edits the tests
-    # count must not depend on how loaded the machine is (test_dm_picture_follows covers it).
-    notifier.dms.picture_wait = 60.0
     speed_up_pacer(notifier.pacer)
     return bot
 
