@@ -154,6 +154,17 @@ def _kind(record: Any) -> str:
 # -- the bot's process -----------------------------------------------------------------------
 
 
+def simulated_member(user: Any, channel: Any, think: Any) -> Any:
+    """A member at their screen: patient with a bot that is down, thinking ``think()``
+    seconds before each press, looking again when their DMs or the table's channel change
+    (not polling: the fake and every member share this process with the measurements)."""
+    from tests.e2e.players import SimPlayer
+
+    return SimPlayer(
+        user, channel, patient=True, ack_timeout=10, think=think, on_change=True, poll=1.0
+    )
+
+
 def _end_with_parent() -> None:
     """In the bot's process before it starts: killed when this benchmark dies, however it
     dies (a soak stopped with ``kill`` left its bot running, and drawing, for an hour).
@@ -428,8 +439,6 @@ async def open_tables(world: World, hands: int = 64, at_once: int = 8) -> int:
 async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]:
     from fakediscord import FakeDiscord
 
-    from tests.e2e.players import SimPlayer
-
     rng = random.Random(args.seed)
     server = FakeDiscord()
     server.check_spec = False  # the tests check payloads against Discord's spec; this times
@@ -448,15 +457,7 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
             say(args, f"{opened}/{count} tables opened in {time.perf_counter() - began:.1f} s")
             low, high = args.think
             players = [
-                SimPlayer(
-                    u,
-                    c,
-                    patient=True,
-                    ack_timeout=10,
-                    think=lambda: rng.uniform(low, high),
-                    on_change=True,  # not polling: the fake and members share this process
-                    poll=1.0,
-                )
+                simulated_member(u, c, lambda: rng.uniform(low, high))
                 for c, users in world.tables
                 for u in users
             ]

@@ -165,8 +165,6 @@ async def measure(
 ) -> dict[str, Any]:
     from fakediscord import FakeDiscord
 
-    from tests.e2e.players import SimPlayer
-
     rng = random.Random(args.seed)
     server = FakeDiscord()
     server.check_spec = False
@@ -200,15 +198,7 @@ async def measure(
             result["tables_opened"] = opened
             low, high = args.think
             players = [
-                SimPlayer(
-                    u,
-                    c,
-                    patient=True,
-                    ack_timeout=10,
-                    think=lambda: rng.uniform(low, high),
-                    on_change=True,
-                    poll=1.0,
-                )
+                bench.simulated_member(u, c, lambda: rng.uniform(low, high))
                 for c, users in world.tables
                 for u in users
             ]

@@ -85,8 +85,6 @@ async def host_games(
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
     from fakediscord import FakeDiscord
 
-    from tests.e2e.players import SimPlayer
-
     rng = random.Random(args.seed)
     server = FakeDiscord()
     server.check_spec = False  # the tests check payloads; this measures memory
@@ -103,15 +101,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             await bot.start()
             low, high = args.think
             players = [
-                SimPlayer(
-                    u,
-                    c,
-                    patient=True,
-                    ack_timeout=10,
-                    think=lambda: rng.uniform(low, high),
-                    on_change=True,
-                    poll=1.0,
-                )
+                bench.simulated_member(u, c, lambda: rng.uniform(low, high))
                 for c, users in world.tables
                 for u in users
             ]
