@@ -459,10 +459,8 @@ class Drawing:
                             drawer.process.kill()
                 await self._stop_workers(0.5)
                 raise
-            for task in pending:
-                task.cancel()
             if pending:
-                await asyncio.wait(pending, timeout=5)
+                await self._stop_workers(5)
         self._workers.clear()
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
