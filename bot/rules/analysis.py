@@ -65,6 +65,7 @@ def _build_part_table(ranks: int, allow_chow: bool) -> dict[tuple[int, ...], int
     return table
 
 
+PATTERNS_KEPT = 4096  # per part, in each cache of part patterns (see keep_pattern)
 _SUIT_TABLE = _build_part_table(9, allow_chow=True)
 _ZERO7 = (0,) * 7
 _HONOUR_TABLE = _build_part_table(7, allow_chow=False)
@@ -175,7 +176,7 @@ def is_sets_only(counts: Sequence[int]) -> bool:
     )
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=PATTERNS_KEPT)
 def _part_arrangements(
     pattern: tuple[int, ...], offset: int, allow_chow: bool
 ) -> tuple[Arrangement, ...]:
@@ -227,9 +228,20 @@ def _part_arrangements(
 
 # Per-part caches of the patterns that divide: their pair count (0/1) and arrangements. A dict
 # per part is a cheaper look-up than lru_cache, one look-up per part (a tuple does not keep its
-# hash, so a second look-up would hash it again), and the domain is finite: the part tables.
+# hash, so a second look-up would hash it again). The domain is finite but large (53,055 suit
+# patterns divide), and a bot that runs for days keeps meeting new ones (about 500 in 1,200
+# hands), so a part's dict is emptied when it reaches PATTERNS_KEPT: memory stays bounded, and
+# the next hands fill it again with the patterns they use. The lru caches of single parts hold
+# as many.
 _Divided = tuple[int, tuple[Arrangement, ...]]
 _ARRANGEMENT_CACHES: tuple[dict[tuple[int, ...], _Divided], ...] = ({}, {}, {}, {})
+
+
+def keep_pattern(cache: dict[tuple[int, ...], Any], pattern: tuple[int, ...], found: Any) -> None:
+    """Keep ``found`` for ``pattern`` in a per-part cache, emptied first when full."""
+    if len(cache) >= PATTERNS_KEPT:
+        cache.clear()
+    cache[pattern] = found
 
 
 def _divided(pattern: tuple[int, ...], part: int) -> _Divided | None:
@@ -239,7 +251,7 @@ def _divided(pattern: tuple[int, ...], part: int) -> _Divided | None:
     if pairs is None:
         return None
     found = (pairs, _part_arrangements(pattern, 9 * part, part != 3))
-    _ARRANGEMENT_CACHES[part][pattern] = found
+    keep_pattern(_ARRANGEMENT_CACHES[part], pattern, found)
     return found
 
 
@@ -316,7 +328,7 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
     return b.count(2) == 7 and b.count(0) == 27
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=PATTERNS_KEPT)
 def part_completions(pattern: tuple[int, ...], part: int) -> tuple[tuple[int, ...], bool]:
     """The tiles that, added to one part, make it divide, and whether it then holds the pair."""
     honours = part == 3

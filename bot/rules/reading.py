@@ -23,6 +23,7 @@ from bot.rules.analysis import (
     SetInfo,
     is_seven_pairs,
     is_thirteen_heads,
+    keep_pattern,
     part_arrangements,
     part_completions,
     part_pairs,
@@ -312,8 +313,9 @@ class _PartReadings:
         return found
 
 
-# Per part, by pattern: only patterns that divide are kept, so the domain is finite (the part
-# tables of bot.rules.analysis) and every entry is built from immutable inputs alone.
+# Per part, by pattern: only patterns that divide are kept (the part tables of
+# bot.rules.analysis), every entry built from immutable inputs alone, and a part's dict is
+# emptied when it reaches PATTERNS_KEPT (see keep_pattern).
 _PART_READINGS: tuple[dict[tuple[int, ...], _PartReadings], ...] = ({}, {}, {}, {})
 
 
@@ -321,7 +323,8 @@ def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
     pairs = part_pairs(pattern, part)
     if pairs is None:
         return None
-    found = _PART_READINGS[part][pattern] = _PartReadings(pattern, part, pairs)
+    found = _PartReadings(pattern, part, pairs)
+    keep_pattern(_PART_READINGS[part], pattern, found)
     return found
 
 

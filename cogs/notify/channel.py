@@ -392,6 +392,28 @@ class TableChannel:
             kwargs["view"] = table_view(table.id, again=True, locale=locale)
         await self.post(table, **kwargs)
 
+    def archive_thread(self, table: LiveTable) -> None:
+        """A closed table's own thread is archived once its last post went: it leaves the
+        server's list of active threads (Discord allows 1,000 per server, and a table's
+        thread would otherwise stay active for the week of its auto-archive), and discord.py
+        drops it from its cache (memory that grew with every table played). It stays
+        readable, and a member who writes in it takes it out of the archive. Nothing is
+        sent to a channel the table lost."""
+        thread_id = table.thread_id
+        if thread_id is None or table.id in self._lost:
+            return
+        thread = self.bot.get_channel(thread_id)
+        if not isinstance(thread, discord.Thread) or thread.archived or thread.locked:
+            return
+        self.pacer.spawn(self._archive(table, thread), f"archive-{table.id}")
+
+    async def _archive(self, table: LiveTable, thread: discord.Thread) -> None:
+        try:
+            async with self.pacer.request(("channel", thread.id), LOW, route="edit"):
+                await thread.edit(archived=True)
+        except discord.HTTPException as exc:
+            log.info("table %s: its thread stays unarchived (%s)", table.id, exc)
+
     def release(self, table_id: int) -> None:
         self._lost.discard(table_id)  # silent from now on anyway: it was let go of
         self.logs.pop(table_id, None)

@@ -361,6 +361,7 @@ class DiscordTableNotifier:
         still = {p.user_id for t in tables.values() if t is not table for p in t.players}
         self.dms.release(table.id, still)
         self.private.release(table.id)
+        self.channel.archive_thread(table)
         self.channel.release(table.id)
         self.pictures.forget(table.id)
         # Deletes of its replaced prompts still waiting a minute after it closed wait for a

@@ -167,11 +167,20 @@ async def test_play_again_opens_a_new_lobby_and_thread_beside_the_finished_one(
 ) -> None:
     w, db = discord_world, tmp_path / "db.sqlite3"
     bot = await start_bot(run_bot, tmp_path)
+    bot.services.tables.notifier.release_after = 0.2
     opened = await open_table(w, w.alice, computer_players=3, hands=1)
     await SimPlayer(w.alice, opened.place).play(
         lambda: standings_posted(w.alice, opened.place), timeout=60
     )
     await bot.services.tables.notifier.drain()
+    # Its thread is archived once its last post went: out of the server's active threads and
+    # out of discord.py's cache, and the bot does not take it back as it would an open table's.
+    thread = fake_discord.channel(opened.place.id)
+    await wait_until(lambda: thread.archived, 10, "the finished table's thread archived")
+    guild = bot.get_guild(w.guild.id)
+    await wait_until(lambda: guild.get_thread(thread.id) is None, 10, "the thread uncached")
+    await bot.services.tables.notifier.drain()
+    assert thread.archived and not thread.locked
     # The channel's one line for the table: finished, with a link to its thread.
     summary = fake_discord.message(opened.lobby.id)
     assert "finished" in summary.content and f"<#{opened.place.id}>" in summary.content

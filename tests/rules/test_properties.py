@@ -216,3 +216,30 @@ def test_a_fifth_copy_and_wrong_counts_are_rejected_with_the_reason() -> None:
         assert "5 copies of 1 Characters" in str(exc)
     else:
         raise AssertionError("a fifth copy was accepted")
+
+
+@settings(max_examples=100, deadline=None)
+@given(seeds, st.sampled_from(sorted(RULESETS)))
+def test_a_full_pattern_cache_is_emptied_and_scores_stay_the_same(seed, name) -> None:
+    """The per-part caches of patterns are bounded (a bot running for days keeps meeting new
+    patterns): one emptied when full gives the same score as one that kept everything."""
+    from unittest import mock
+
+    import bot.rules.analysis as analysis
+    import bot.rules.reading as reading
+
+    rules = RULESETS[name]
+    rng = random.Random(seed)
+    hands = [random_complete_hand(rng, rules.sets_needed) for _ in range(6)]
+    situation = Situation(rng.randrange(4), rng.randrange(4))
+    kept = [rules.score(hand, situation, win, {}) for hand, win in hands]
+    caches = (*analysis._ARRANGEMENT_CACHES, *reading._PART_READINGS)
+    with mock.patch.object(analysis, "PATTERNS_KEPT", 2):
+        for cache in caches:
+            cache.clear()
+        bounded = []
+        for hand, win in hands:
+            analysis._part_arrangements.cache_clear()
+            bounded.append(rules.score(hand, situation, win, {}))
+            assert all(len(cache) <= 2 for cache in caches)
+    assert bounded == kept
