@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from renderer import palette, style
-from renderer.encode import png_bytes
+from renderer.encode import palette_png, png_bytes
 from renderer.hand import compose_hand
 from renderer.samples import NAMES, sample_scores, sample_table
 from renderer.score_card import compose_score_card
@@ -75,3 +75,27 @@ def test_learning_keeps_the_exact_colours_it_is_given() -> None:
     colors = palette.learn([image], exact)
     assert len(colors) == palette.SIZE
     assert all(c in colors for c in exact)
+
+
+@pytest.mark.parametrize("name", ["table", "seat", "hand"])
+def test_the_written_png_holds_exactly_what_pillow_would_write(name: str) -> None:
+    """renderer.encode writes palette PNGs itself (ISA-L's deflate): every chunk's CRC checks,
+    and the indices and palette read back are Pillow's own encoding's, for no more bytes."""
+    image = pictures()[name]
+    indexed = image.quantize(palette=palette.palette_image(), dither=Image.Dither.NONE)
+    written = palette_png(indexed)
+    Image.open(io.BytesIO(written)).verify()  # signature, chunk order and CRCs
+    ours = Image.open(io.BytesIO(written))
+    pillows = io.BytesIO()
+    indexed.save(pillows, "PNG", compress_level=1)
+    theirs = Image.open(io.BytesIO(pillows.getvalue()))
+    assert (ours.mode, ours.size) == ("P", image.size)
+    assert ours.tobytes() == theirs.tobytes()
+    assert ours.getpalette() == theirs.getpalette()
+    assert len(written) <= 1.05 * len(pillows.getvalue())
+    assert png_bytes(image) == written
+
+
+def test_only_palette_images_are_written_by_hand() -> None:
+    with pytest.raises(ValueError, match="palette image"):
+        palette_png(Image.new("RGB", (2, 2)))
