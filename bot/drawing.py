@@ -59,11 +59,23 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: pipes keep their size there
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
 KINDS = frozenset({"table", "seat_table", "hand", "score_card", "tile_emoji"})
 LANES = ("dm", "claim", "table", "reveal", "lookup")
 MAX_PROCESSES = 8
+# Drawings handed to a process at once: it draws the next while the bot's loop, busy at 200
+# tables, gets round to reading the last answer. With one at a time each drawing waited a
+# few turns of a loop lagging 50-100 ms, and the pool drew a third of what it could.
+DEPTH = 2
+# Its answers' pipe holds a whole picture (Linux's default, 64 KiB, needs two or three turns
+# of the loop for a 90 KB table picture, the drawing process waiting in between).
+PIPE_BYTES = 1 << 20
 SHARE = 4  # of every SHARE drawings started while less urgent work waits, one is the oldest
 TIMEOUT = 10.0  # seconds for one drawing (~12 ms normally, a few hundred under heavy load)
 START_TIMEOUT = 60.0  # seconds for a process to load Pillow and the renderer
@@ -127,6 +139,18 @@ def _frame(payload: bytes) -> bytes:
     return _LENGTH.pack(len(payload)) + payload
 
 
+def _widen(process: asyncio.subprocess.Process) -> None:
+    """Make the answers' pipe hold :data:`PIPE_BYTES` (Linux; elsewhere it stays as it is)."""
+    transport = getattr(process, "_transport", None)
+    pipe = transport.get_pipe_transport(1) if transport is not None else None
+    file = pipe.get_extra_info("pipe") if pipe is not None else None
+    setter = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if file is None or setter is None:
+        return
+    with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: the default stays
+        fcntl.fcntl(file.fileno(), setter, PIPE_BYTES)
+
+
 class DrawingProcess:
     """One ``python -m bot.drawing`` child, asked one thing at a time."""
 
@@ -145,7 +169,9 @@ class DrawingProcess:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env=env,
+            limit=4 * PIPE_BYTES,
         )
+        _widen(process)
         drawer = cls(process)
         try:
             ok, value = await asyncio.wait_for(drawer._read(), timeout=START_TIMEOUT)
@@ -160,10 +186,13 @@ class DrawingProcess:
     def pid(self) -> int:
         return self.process.pid
 
-    async def exchange(self, request: bytes) -> tuple[bool, Any]:
+    async def send(self, request: bytes) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(_frame(request))
         await self.process.stdin.drain()
+
+    async def answer(self) -> tuple[bool, Any]:
+        """The answer to the oldest request not yet answered (answers come in order)."""
         return await self._read()
 
     async def _read(self) -> tuple[bool, Any]:
@@ -338,8 +367,9 @@ class Drawing:
         drawer: DrawingProcess | None = None
         starting: asyncio.Task[DrawingProcess | None] | None = None
         retry_at = 0.0
+        handed: deque[_Job] = deque()  # sent to the process, answers not yet read
         try:
-            while not self._closed:
+            while not self._closed or handed:
                 if self.processes and drawer is None and loop.time() >= retry_at:
                     self._settled[slot].clear()
                     starting = asyncio.create_task(self._start_process(), name="drawing-start")
@@ -348,31 +378,51 @@ class Drawing:
                     if drawer is None:
                         retry_at = loop.time() + RETRY_START
                 self._settled[slot].set()
-                job = self._next()
-                if job is None:
-                    self._work.clear()
-                    await self._work.wait()
-                    continue
-                self._active[slot] = job
                 if drawer is None:
+                    job = self._next()
+                    if job is None:
+                        self._work.clear()
+                        await self._work.wait()
+                        continue
+                    self._active[slot] = job
                     await self._settle(slot, job, await self._in_thread(job))
                     continue
-                answer = await self._in_process(drawer, job)
+                answer: tuple[bool, Any] | None = None
+                try:
+                    while len(handed) < DEPTH and (job := self._next()) is not None:
+                        handed.append(job)
+                        await drawer.send(job.request)
+                except (OSError, RuntimeError):  # its input is closed: it died
+                    log.warning("drawing process %d died; replacing it", drawer.pid)
+                    await drawer.kill()
+                else:
+                    if not handed:
+                        self._work.clear()
+                        await self._work.wait()
+                        continue
+                    self._active[slot] = handed[0]
+                    answer = await self._in_process(drawer, handed[0])
                 if answer is not None:
-                    await self._settle(slot, job, answer)
+                    await self._settle(slot, handed.popleft(), answer)
                     continue
-                # It hung or died (and is killed): a new one starts while the thread draws.
+                # It hung or died (and is killed): a new one starts while the thread draws
+                # what it was given.
                 self.counts["replaced"] += 1
                 self._drawers[slot] = drawer = None
                 self._settled[slot].clear()
                 starting = asyncio.create_task(self._start_process(), name="drawing-start")
-                await self._settle(slot, job, await self._in_thread(job))
+                while handed:
+                    job = handed.popleft()
+                    self._active[slot] = job
+                    await self._settle(slot, job, await self._in_thread(job))
                 self._drawers[slot] = drawer = await starting
                 starting = None
                 if drawer is None:
                     retry_at = loop.time() + RETRY_START
                 self._settled[slot].set()
         finally:
+            for job in handed:  # cancelled meanwhile (the bot's shut-down): never answered
+                job.future.cancel()
             self._active.pop(slot, None)
             self._settled[slot].set()
             if starting is not None:  # cancelled while starting: its process is killed
@@ -394,10 +444,10 @@ class Drawing:
             return None
 
     async def _in_process(self, drawer: DrawingProcess, job: _Job) -> tuple[bool, Any] | None:
-        """The process's answer, or None when it did not answer in time or died (it is
-        killed and reaped)."""
+        """The process's answer to ``job`` (the oldest it was handed), or None when it did
+        not answer in time or died (it is killed and reaped)."""
         try:
-            return await asyncio.wait_for(drawer.exchange(job.request), self.timeout)
+            return await asyncio.wait_for(drawer.answer(), self.timeout)
         except TimeoutError:
             log.warning(
                 "drawing process %d took over %.1f s for a %s; replacing it",
@@ -435,7 +485,7 @@ class Drawing:
 
     async def close(self) -> None:
         """Drop the queued drawings (their callers see CancelledError), let those being drawn
-        finish (up to 10 s), and end every process."""
+        or handed to a process finish (up to 10 s), and end every process."""
         self._closed = True
         for jobs in self._lanes.values():
             for job in jobs:

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from bot.drawing import (
+    DEPTH,
     LANES,
+    PIPE_BYTES,
     SHARE,
     Drawing,
     DrawingFailed,
@@ -373,11 +375,15 @@ async def test_close_drops_queued_drawings_and_refuses_new_ones(table_view) -> N
     drawing = Drawing(processes=1)
     await drawing.ready()
     busy = asyncio.create_task(drawing.draw("table", public, ["a", "b", "c", "d"], lane="table"))
+    # The process is handed DEPTH drawings at once: the second is already its to draw.
+    handed = asyncio.create_task(drawing.draw("hand", own, lane="table"))
     queued = asyncio.create_task(drawing.draw("hand", own, lane="lookup"))
     while drawing.drawing_now() != ["table"]:
         await asyncio.sleep(0)
+    assert DEPTH == 2 and drawing.queued()["lookup"] == 1
     await drawing.close()
     assert (await busy).startswith(b"\x89PNG")  # the one being drawn is finished
+    assert (await handed).startswith(b"\x89PNG")  # and the one handed to its process
     with pytest.raises(asyncio.CancelledError):
         await queued
     with pytest.raises(DrawingFailed, match="closed"):
@@ -400,3 +406,31 @@ def test_equal_signatures_mean_equal_pictures() -> None:
     tile = own.seats[0].concealed[0]
     assert signature("hand", own) != signature("hand", own, marks=frozenset({tile}))
     assert len(signature("hand", own)) == 16
+
+
+async def test_a_process_is_handed_the_next_drawing_before_its_answer_is_read(
+    table_view,
+) -> None:
+    """The bot's loop, busy at 200 tables, reads answers late: a process holds the next
+    drawing meanwhile, and its answers' pipe holds a whole picture (one read, not three)."""
+    import fcntl
+
+    public, _ = table_view
+    drawing = Drawing(processes=1)
+    try:
+        await drawing.ready()
+        (drawer,) = (d for d in drawing._drawers.values() if d is not None)
+        pipe = drawer.process._transport.get_pipe_transport(1).get_extra_info("pipe")
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+        first, second, third = (
+            asyncio.create_task(drawing.draw("table", public, [n, "b", "c", "d"], lane="table"))
+            for n in "xyz"
+        )
+        while drawing.drawing_now() != ["table"]:
+            await asyncio.sleep(0)
+        assert drawing.queued()["table"] == 3 - DEPTH  # the rest wait for their turn
+        pictures = await asyncio.gather(first, second, third)
+        assert all(p.startswith(b"\x89PNG") for p in pictures)
+        assert len(set(pictures)) == 3 and drawing.counts["table"] == 3
+    finally:
+        await drawing.close()
