@@ -65,7 +65,7 @@ def _build_part_table(ranks: int, allow_chow: bool) -> dict[tuple[int, ...], int
     return table
 
 
-PATTERNS_KEPT = 4096  # per part, in each cache of part patterns (see keep_pattern)
+PATTERNS_KEPT = 2048  # per part, in each cache of part patterns (see keep_pattern)
 _SUIT_TABLE = _build_part_table(9, allow_chow=True)
 _ZERO7 = (0,) * 7
 _HONOUR_TABLE = _build_part_table(7, allow_chow=False)
@@ -232,7 +232,9 @@ def _part_arrangements(
 # patterns divide), and a bot that runs for days keeps meeting new ones (about 500 in 1,200
 # hands), so a part's dict is emptied when it reaches PATTERNS_KEPT: memory stays bounded, and
 # the next hands fill it again with the patterns they use. The lru caches of single parts hold
-# as many.
+# as many. 2,048 a part is the least that keeps benchmarks/engine.py's itemised scores of random
+# hands at full speed (1,024 cost Singapore 16 %, 512 cost 40-55 %); full, these caches and
+# bot.rules.reading's hold about 17 MB (3 KB a pattern).
 _Divided = tuple[int, tuple[Arrangement, ...]]
 _ARRANGEMENT_CACHES: tuple[dict[tuple[int, ...], _Divided], ...] = ({}, {}, {}, {})
 
