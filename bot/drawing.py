@@ -20,7 +20,9 @@ process and one first-come queue a player's claim prompt waited behind every tab
   (``benchmarks/bot.py`` at 50 tables on a loaded machine: no table image showed a move for
   30 s); with the share a steady stream of DMs still gets most of the pool and the table
   images keep moving. Callers keep each lane bounded by coalescing (one job per table or
-  seat).
+  seat). A process holds up to :data:`DEPTH` jobs (the one it draws and the next), so it
+  never waits for the bot's loop to read an answer before it can start on the next; an
+  urgent job waits for at most those two.
 - **Superseded work is dropped.** ``draw(..., key=k)``: when a newer job with the same key
   comes while an older one is still queued (not yet started), the older one is dropped and
   its caller gets :class:`Superseded` ("don't send it, a newer picture is coming"; the newer
@@ -152,7 +154,7 @@ def _widen(process: asyncio.subprocess.Process) -> None:
 
 
 class DrawingProcess:
-    """One ``python -m bot.drawing`` child, asked one thing at a time."""
+    """One ``python -m bot.drawing`` child; it answers its requests in the order they came."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
