@@ -176,7 +176,6 @@ def is_sets_only(counts: Sequence[int]) -> bool:
     )
 
 
-@lru_cache(maxsize=PATTERNS_KEPT)
 def _part_arrangements(
     pattern: tuple[int, ...], offset: int, allow_chow: bool
 ) -> tuple[Arrangement, ...]:
@@ -231,10 +230,11 @@ def _part_arrangements(
 # hash, so a second look-up would hash it again). The domain is finite but large (53,055 suit
 # patterns divide), and a bot that runs for days keeps meeting new ones (about 500 in 1,200
 # hands), so a part's dict is emptied when it reaches PATTERNS_KEPT: memory stays bounded, and
-# the next hands fill it again with the patterns they use. The lru caches of single parts hold
-# as many. 2,048 a part is the least that keeps benchmarks/engine.py's itemised scores of random
-# hands at full speed (1,024 cost Singapore 16 %, 512 cost 40-55 %); full, these caches and
-# bot.rules.reading's hold about 17 MB (3 KB a pattern).
+# the next hands fill it again with the patterns they use (a part's arrangements are kept
+# here only). The lru cache of part completions holds as many. 2,048 a part is the least that
+# keeps benchmarks/engine.py's itemised scores of random hands at full speed (1,024 cost
+# Singapore 16 %, 512 cost 40-55 %); full, these caches and bot.rules.reading's hold about
+# 17 MB (3 KB a pattern).
 _Divided = tuple[int, tuple[Arrangement, ...]]
 _ARRANGEMENT_CACHES: tuple[dict[tuple[int, ...], _Divided], ...] = ({}, {}, {}, {})
 

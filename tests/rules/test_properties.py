@@ -239,7 +239,6 @@ def test_a_full_pattern_cache_is_emptied_and_scores_stay_the_same(seed, name) ->
             cache.clear()
         bounded = []
         for hand, win in hands:
-            analysis._part_arrangements.cache_clear()
             bounded.append(rules.score(hand, situation, win, {}))
             assert all(len(cache) <= 2 for cache in caches)
     assert bounded == kept
