@@ -202,10 +202,14 @@ class DrawingProcess:
         (size,) = _LENGTH.unpack(await self.process.stdout.readexactly(_LENGTH.size))
         return pickle.loads(await self.process.stdout.readexactly(size))
 
-    async def kill(self) -> None:
-        """End it now (it may be stopped or hung) and reap it."""
+    def signal_kill(self) -> None:
+        """SIGKILL it, without waiting to reap it."""
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+
+    async def kill(self) -> None:
+        """End it now (it may be stopped or hung) and reap it."""
+        self.signal_kill()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.process.wait(), timeout=10)
 
@@ -507,8 +511,7 @@ class Drawing:
                 # event loop, still waiting, and are torn down half-way when it is gone.
                 for drawer in self._drawers.values():
                     if drawer is not None:
-                        with contextlib.suppress(ProcessLookupError):
-                            drawer.process.kill()
+                        drawer.signal_kill()
                 await self._stop_workers(0.5)
                 raise
             if pending:
