@@ -84,4 +84,5 @@ def palette_png(image: Image.Image, *, level: int = COMPRESS_LEVEL) -> bytes:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    crc = zlib.crc32(data, zlib.crc32(kind))  # over both, without copying the data into one
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
