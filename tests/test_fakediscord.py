@@ -624,6 +624,37 @@ async def test_requests_discord_would_reject_are_problems(
     ]
 
 
+async def test_a_client_gone_in_the_middle_of_an_upload_is_no_fault_of_the_fake(
+    fake_discord: FakeDiscord,
+) -> None:
+    """A bot process SIGKILLed while it uploads a picture leaves its request half sent: the
+    fake records it as abandoned, not as a crash of its own (which fails the test)."""
+    path = "/channels/1/messages"
+    _, writer = await asyncio.open_connection("127.0.0.1", fake_discord.port)
+    boundary = "cut-short"
+    writer.write(
+        (
+            f"POST /api/v10{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bot {fake_discord.token}\r\n"
+            f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+            "Content-Length: 100000\r\n\r\n"
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files[0]"\r\n'
+        ).encode()
+    )
+    await writer.drain()
+    await fake_discord.wait_for(
+        lambda: any(r.path == path for r in fake_discord.requests), what="the request read"
+    )
+    writer.close()
+    record = await fake_discord.wait_for(
+        lambda: next((r for r in fake_discord.requests if r.abandoned), None),
+        timeout=30,
+        what="the request abandoned",
+    )
+    assert record.path == path and record.status == 0
+    fake_discord.check()  # no problem recorded
+
+
 # -- 9. application emojis -----------------------------------------------------------------------
 
 

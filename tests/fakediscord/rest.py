@@ -117,6 +117,7 @@ class RequestRecord:
     limit_headers: dict[str, str] = field(default_factory=dict)
     routed: bool = False  # the fake models the route (else it answered "unknown route")
     has_body: bool = False
+    abandoned: bool = False  # the client's connection closed before its request was read
 
 
 @dataclass
@@ -324,6 +325,13 @@ class RestApi:
         server.requests.append(record)
         try:
             response = await self._route(request, path, record)
+        except ConnectionResetError:
+            # The client went away in the middle of its request (a bot process SIGKILLed
+            # while uploading a picture): nobody is left to answer, and Discord would see
+            # a closed connection, not a fault. aiohttp drops it quietly.
+            record.abandoned = True
+            server.notify()
+            raise
         except ApiError as err:
             if err.problem:
                 detail = "; ".join(err.details) if err.details else err.message
