@@ -12,6 +12,8 @@ from bot.service.tables import MemberSettings, TableError, TableService, control
 from tests.tables.fakes import MemoryLedger, MemoryMembers, MemoryStore, RecordingNotifier, Settings
 from tests.tables.test_table_service import ALICE, BOB, open_table, settle
 
+SEED = "0123456789abcdef0123456789abcdef"
+
 CAROL = 103
 
 
@@ -370,11 +372,14 @@ async def test_member_settings_are_stored_cached_and_validated() -> None:
     await restarted.stop()
 
 
-async def test_auto_pass_chows_passes_a_chow_only_window_at_once() -> None:
+async def test_auto_pass_chows_passes_a_chow_only_window_at_once(monkeypatch) -> None:
     service = clocked(members=MemoryMembers())
     await service.set_member_settings(ALICE, auto_pass_chows=True)
     table = await open_table(service, computers=3, hands=4, turn=0, claim=60)
+    # A seed whose hands give her chow-only windows (on a random one a game may have none).
+    monkeypatch.setattr("bot.service.tables.lobby.secrets.token_hex", lambda _: SEED)
     await service.start_game(table.id, ALICE, can_manage=False)
+    assert table.seed == SEED
     seat = table.seat_of_user(ALICE)
     by_hand = 0
     for _ in range(3000):
