@@ -27,14 +27,18 @@ same clock as the fake's loop in the benchmark's process):
   priority level, in flight, counted in the last second: ``Pacer.snapshot``);
 - ``D lane seconds t``: a drawing asked for in ``lane`` took ``seconds`` (queue and drawing;
   superseded ones too);
-- ``G 2 ms t``: a full pass of the garbage collector took ``ms`` (it stops the bot).
+- ``G 2 ms t cpu_ms``: a full pass of the garbage collector took ``ms`` (it stops the bot),
+  ``cpu_ms`` of them on a core;
+- ``A ms t``: the bot's own part of an acknowledgement: from discord.py parsing the
+  INTERACTION_CREATE to the interaction's first callback request leaving (the rest of what
+  the fake measures is the gateway, the network and the fake's own loop).
 
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
 process, and no drawing process starts (to see what the drawing costs).
 
 MAHJONG_MEMORY_TRACE=FOLDER (every MAHJONG_MEMORY_TRACE_EVERY seconds, 60 by default) writes
-where the bot's memory is into FOLDER (``trace_memory``; MAHJONG_MEMORY_TRACE_PYTHON=1 adds
-tracemalloc snapshots), to find what grows in a soak.
+where the bot's memory is into FOLDER (``trace_memory``; MAHJONG_MEMORY_TRACE_PYTHON=SECONDS adds
+tracemalloc snapshots from that many seconds on), to find what grows in a soak.
 """
 
 from __future__ import annotations
@@ -155,6 +159,31 @@ def instrument(trace: Trace) -> None:
 
         return traced
 
+    import discord.state
+
+    received: dict[str, float] = {}  # interaction id -> when discord.py parsed it
+    parse = discord.state.ConnectionState.parse_interaction_create
+
+    @functools.wraps(parse)
+    def parsed(self: Any, data: Any) -> Any:
+        received[str(data.get("id"))] = time.monotonic()
+        return parse(self, data)
+
+    discord.state.ConnectionState.parse_interaction_create = parsed  # type: ignore[method-assign]
+
+    def answered(request: Any) -> Any:
+        @functools.wraps(request)
+        async def timed(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
+            path = route.path if hasattr(route, "path") else ""
+            if path.endswith("/callback"):
+                began = received.pop(str(route.webhook_id), None)
+                if began is not None:
+                    now = time.monotonic()
+                    trace.line("A", f"{(now - began) * 1000:.1f}", f"{now:.4f}")
+            return await request(self, route, *args, **kwargs)
+
+        return timed
+
     def acknowledgement(kwargs: dict[str, Any]) -> bool:
         """A deferral (callback type 5 or 6) shows nothing."""
         payload = kwargs.get("payload")
@@ -166,38 +195,45 @@ def instrument(trace: Trace) -> None:
     # Interaction callbacks and follow-ups (a DM updated in the answer to its click) go
     # through the webhook adapter instead.
     adapter = discord.webhook.async_.AsyncWebhookAdapter
-    adapter.request = shown_by(adapter.request, acknowledgement)  # type: ignore[method-assign]
+    adapter.request = answered(shown_by(adapter.request, acknowledgement))  # type: ignore[method-assign]
 
 
 def trace_gc(trace: Trace) -> None:
-    """``G generation ms t``: each full (generation 2) pass of the garbage collector."""
+    """``G 2 ms t cpu_ms``: each full (generation 2) pass of the garbage collector, its wall
+    time and the CPU time the bot's thread spent in it (less when the machine is busy and the
+    pass waited for a core)."""
     import gc
 
-    started = 0.0
+    started = cpu = 0.0
 
     def callback(phase: str, info: dict[str, Any]) -> None:
-        nonlocal started
+        nonlocal started, cpu
         if info.get("generation") != 2:
             return
         if phase == "start":
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
         else:
             ms = (time.perf_counter() - started) * 1000
-            trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}")
+            cpu_ms = (time.thread_time() - cpu) * 1000
+            trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}", f"{cpu_ms:.1f}")
 
     gc.callbacks.append(callback)
 
 
-def trace_memory(folder: Path, every: float, python: bool, holders: str = "") -> None:
+def trace_memory(folder: Path, every: float, python: float | None, holders: str = "") -> None:
     """Every ``every`` seconds, where the bot's memory is, written into ``folder``.
 
     ``memory.jsonl``: one line per sample: resident memory, the C allocator's own figures
     (glibc's ``mallinfo2``: bytes in use, bytes freed but kept, mmapped) and the number of
     live Python objects (RSS that grows while they stay flat is the allocator's, not the
-    bot's); ``types-N.json``: live objects per type. With ``python``, also
-    ``snapshot-N.pickle`` (tracemalloc; ``benchmarks/memory_diff.py`` compares two): slower,
-    and the snapshots themselves take memory. ``holders`` (a type's name, e.g. ``Message``):
-    what holds a sample of that type's objects, written into ``types-N.json``.
+    bot's) and SQLite's own heap (its page caches and statements: malloc'd by the library,
+    invisible to tracemalloc); ``types-N.json``: live objects per type. With ``python`` (a
+    number of seconds), tracemalloc starts that long after the bot and every sample from then
+    on also writes ``snapshot-N.pickle`` (``benchmarks/memory_diff.py`` compares two). Started
+    after warm-up, it traces only what is allocated since, which keeps the bot fast enough to
+    play: traced from the start, a soak finished one game in six minutes. ``holders`` (type
+    names, comma separated, e.g. ``Message,_Job``): what holds a sample of each type's
+    objects, written into every fifth ``types-N.json``.
     """
     import collections
     import ctypes
@@ -218,8 +254,12 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
 
     libc = ctypes.CDLL("libc.so.6")
     libc.mallinfo2.restype = MallInfo2
-    if python:
-        tracemalloc.start(8)
+    # The library _sqlite3 is linked against: already loaded, so this is the same instance.
+    sqlite = ctypes.CDLL("libsqlite3.so.0")
+    sqlite.sqlite3_memory_used.restype = ctypes.c_int64
+    sqlite.sqlite3_memory_highwater.restype = ctypes.c_int64
+    sqlite.sqlite3_memory_highwater.argtypes = [ctypes.c_int]
+    started = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
     log = open(folder / "memory.jsonl", "a", buffering=1)  # noqa: SIM115
 
@@ -235,14 +275,26 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
         facts["malloc_in_use_mb"] = info.uordblks / 2**20
         facts["malloc_free_kept_mb"] = info.fordblks / 2**20
         facts["malloc_mmapped_mb"] = info.hblkhd / 2**20
+        facts["sqlite_mb"] = sqlite.sqlite3_memory_used() / 2**20
+        facts["sqlite_highwater_mb"] = sqlite.sqlite3_memory_highwater(0) / 2**20
         facts |= python_arenas()
-        counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        counts: collections.Counter[str] = collections.Counter()
+        kept = 0  # closed tables whose game is still in memory (all let go after a minute)
+        for o in gc.get_objects():
+            name = type(o).__qualname__
+            counts[name] += 1
+            if name == "LiveTable" and o.status not in ("lobby", "playing") and o.state:
+                kept += 1
         facts["objects"] = sum(counts.values())
+        facts["closed_tables_with_game"] = kept
         log.write(json.dumps(facts) + "\n")
         facts["types"] = counts.most_common(80)
-        if holders:
-            facts["holders"] = held_by(holders)
-        if python:
+        if holders and n % 5 == 0:  # each takes seconds of the bot's loop
+            facts["holders"] = {name: held_by(name) for name in holders.split(",")}
+        due = python is not None and time.monotonic() - started >= python
+        if due and not tracemalloc.is_tracing():
+            tracemalloc.start(6)
+        if tracemalloc.is_tracing():
             current, peak = tracemalloc.get_traced_memory()
             facts |= {"traced_mb": current / 2**20, "peak_mb": peak / 2**20}
             tracemalloc.take_snapshot().dump(str(folder / f"snapshot-{n}.pickle"))
@@ -292,6 +344,8 @@ def trace_memory(folder: Path, every: float, python: bool, holders: str = "") ->
         import random
 
         found = [o for o in gc.get_objects() if type(o).__qualname__ == name]
+        if name == "LiveTable":  # the ones that should be gone: closed, game still attached
+            found = [o for o in found if o.status not in ("lobby", "playing") and o.state]
         paths: collections.Counter[str] = collections.Counter()
         sampled = random.sample(found, min(count, len(found)))
         for obj in sampled:
@@ -361,7 +415,8 @@ def main(argv: list[str]) -> None:
     trace_gc(trace)
     if os.environ.get("MAHJONG_MEMORY_TRACE"):
         every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "60"))
-        python = bool(os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON"))
+        after = os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON")
+        python = float(after) if after else None
         holders = os.environ.get("MAHJONG_MEMORY_HOLDERS", "")
         trace_memory(Path(os.environ["MAHJONG_MEMORY_TRACE"]), every, python, holders)
     import logging

@@ -46,10 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     print("\nobject types that grew:")
     for delta, name, n in grown[: args.top]:
         print(f"  {delta:+8d}  {n:8d}  {name}")
-    before_path = args.folder / f"snapshot-{first}.pickle"
-    after_path = args.folder / f"snapshot-{last}.pickle"
-    if not (before_path.exists() and after_path.exists()):
+    # tracemalloc may have started after FIRST: compare from its first snapshot.
+    snapped = [n for n in taken if first <= n <= last]
+    snapped = [n for n in snapped if (args.folder / f"snapshot-{n}.pickle").exists()]
+    if len(snapped) < 2:
         return 0  # sampled without MAHJONG_MEMORY_TRACE_PYTHON: no allocation sites
+    before_path = args.folder / f"snapshot-{snapped[0]}.pickle"
+    after_path = args.folder / f"snapshot-{snapped[-1]}.pickle"
+    print(f"\n(tracemalloc: samples {snapped[0]} -> {snapped[-1]})")
     old = tracemalloc.Snapshot.load(str(before_path))
     new = tracemalloc.Snapshot.load(str(after_path))
     print("\nallocation sites that grew:")
