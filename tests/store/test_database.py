@@ -4,6 +4,7 @@ units of work (rollback, nesting, isolation between tasks) and the group commit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -438,3 +439,63 @@ async def test_an_existing_sqlite_database_is_copied_before_it_is_migrated(
         assert old.execute("PRAGMA user_version").fetchone()[0] == last
         assert old.execute("SELECT COUNT(*) FROM tables").fetchone()[0] == 1
         assert not old.execute("SELECT name FROM sqlite_master WHERE name = 'later'").fetchall()
+
+
+async def test_a_group_commit_does_not_stop_the_bot_while_another_process_writes(
+    tmp_path: Path,
+) -> None:
+    """Group commits run on the event loop's thread; when another process holds the write
+    lock (``mahjong-bot migrate-db``, a copy), the group waits on the writer thread instead,
+    so the loop goes on meanwhile, and the write lands once the lock is free."""
+    path = tmp_path / "locked.sqlite3"
+    db = await open_database(path)
+    try:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        write = asyncio.create_task(db.write(INSERT, (7,)))
+        turns = 0
+        for _ in range(20):  # the loop keeps turning: other tasks run while the write waits
+            await asyncio.sleep(0)
+            turns += 1
+        assert turns == 20 and not write.done()
+        other.execute("COMMIT")
+        other.close()
+        assert (await asyncio.wait_for(write, 30)).rowcount == 1
+        assert await scalar(db, "SELECT COUNT(*) FROM guild_settings WHERE guild_id = 7") == 1
+    finally:
+        await db.close()
+
+
+async def test_the_write_ahead_log_is_checkpointed_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer never checkpoints (a checkpoint fsyncs, and its commits run on the loop):
+    a connection of its own copies the WAL into the database while writes go on, and once
+    more when the database closes. Read with ``immutable=1`` (the file alone, not the WAL),
+    the rows are there."""
+    import bot.store.sqlite
+
+    monkeypatch.setattr(bot.store.sqlite, "CHECKPOINT_EVERY", 0.01)
+    path = tmp_path / "wal.sqlite3"
+
+    def in_the_file() -> int:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?immutable=1", uri=True)) as f:
+            try:
+                return f.execute("SELECT COUNT(*) FROM guild_settings").fetchone()[0]
+            except sqlite3.OperationalError:  # not even the schema is in the file yet
+                return -1
+
+    db = await open_database(path)
+    try:
+        writer = db._writer.conn  # type: ignore[attr-defined]
+        assert writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        await asyncio.gather(*(db.write(INSERT, (i,)) for i in range(50)))
+        for _ in range(3000):  # a checkpoint comes within about 10 ms; generous for load
+            if in_the_file() == 50:
+                break
+            await asyncio.sleep(0.01)
+        assert in_the_file() == 50
+        await db.write(INSERT, (50,))
+    finally:
+        await db.close()
+    assert in_the_file() == 51
