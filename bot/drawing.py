@@ -11,11 +11,11 @@ process and one first-come queue a player's claim prompt waited behind every tab
   reads requests on its stdin: a frame of a 4-byte length and a pickle of
   ``(kind, args, kwargs)`` for ``renderer.render_<kind>``; the answer comes back the same way
   on its stdout. A process ends when its stdin closes, so a killed bot leaves none behind.
-- **Priority lanes** (:data:`LANES`): the acting player's DM (``"dm"``) before claim
-  prompts (``"claim"``), then table images (``"table"``), reveals (``"reveal"``) and
-  look-ups (``"lookup"``, the default). A free process takes the oldest job of the most
-  urgent lane (a lane is first come, first served), except that of every :data:`SHARE`
-  drawings started while less urgent work waits, one is the oldest job waiting in any lane.
+- **Priority lanes** (:data:`LANES`): the acting player's DM (``"dm"``) and claim prompts
+  (``"claim"``) first, as one tier (:data:`TIER`), then table images (``"table"``), reveals
+  (``"reveal"``) and look-ups (``"lookup"``, the default). A free process takes the oldest
+  job of the most urgent tier, except that of every :data:`SHARE` drawings started while
+  less urgent work waits, one is the oldest job waiting in any lane.
   Strict priority starved the table images completely once the DM lane was never empty
   (``benchmarks/bot.py`` at 50 tables on a loaded machine: no table image showed a move for
   30 s); with the share a steady stream of DMs still gets most of the pool and the table
@@ -70,6 +70,11 @@ log = logging.getLogger(__name__)
 
 KINDS = frozenset({"table", "seat_table", "hand", "score_card", "tile_emoji"})
 LANES = ("dm", "claim", "table", "reveal", "lookup")
+# Lanes of one tier share it, the oldest job first. The seat to play and the seats asked to
+# claim are one tier: with the DM lane strictly first, claim prompts (their window closes in
+# seconds) waited for the rare moment it was empty, 11.8 s at p50 at 200 tables on a busy
+# machine (``benchmarks/bot.py``), most of a 15 s window.
+TIER = {"dm": 0, "claim": 0, "table": 1, "reveal": 2, "lookup": 3}
 MAX_PROCESSES = 8
 # Drawings handed to a process at once: it draws the next while the bot's loop, busy at 200
 # tables, gets round to reading the last answer. With one at a time each drawing waited a
@@ -345,22 +350,23 @@ class Drawing:
         less urgent work waits, the oldest job of any lane; dropped and cancelled jobs are
         skipped."""
         waiting = []
-        for jobs in self._lanes.values():
+        for lane, jobs in self._lanes.items():
             while jobs and jobs[0].future.done():  # superseded, or its caller gave up
                 jobs.popleft()
             if jobs:
-                waiting.append(jobs)
+                waiting.append((TIER[lane], jobs))
         if not waiting:
             return None
-        if len(waiting) == 1:
+        top = min(tier for tier, _ in waiting)
+        urgent = [jobs for tier, jobs in waiting if tier == top]
+        if len(urgent) == len(waiting):
             self._streak = 0
-            chosen = waiting[0]
         elif self._streak >= SHARE - 1:
             self._streak = 0
-            chosen = min(waiting, key=lambda jobs: jobs[0].order)
+            urgent = [jobs for _, jobs in waiting]
         else:
             self._streak += 1
-            chosen = waiting[0]
+        chosen = min(urgent, key=lambda jobs: jobs[0].order)
         job = chosen.popleft()
         if job.key is not None and self._queued.get(job.key) is job:
             del self._queued[job.key]  # started: no longer superseded by a newer one

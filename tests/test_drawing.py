@@ -11,6 +11,7 @@ import os
 import pickle
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -266,10 +267,11 @@ async def test_every_lane_is_served_in_its_order_with_a_share_for_the_oldest(tab
         await asyncio.gather(*(draw(lane) for lane in reversed(LANES)), busy)
     finally:
         await drawing.close()
-    # The most urgent lane first; after SHARE - 1 such starts while others waited, the oldest
-    # job waiting (the look-up, asked for first), then the most urgent again.
+    # The most urgent tier first (the claim prompt and the DM share it: the claim was asked
+    # for first); after SHARE - 1 such starts while others waited, the oldest job waiting
+    # (the look-up, asked for first), then the most urgent again.
     assert SHARE == 4
-    assert finished == ["dm", "claim", "table", "lookup", "reveal"]
+    assert finished == ["claim", "dm", "table", "lookup", "reveal"]
     assert sum(drawing.counts[lane] for lane in LANES) == len(LANES) + 1
 
 
@@ -434,3 +436,36 @@ async def test_a_process_is_handed_the_next_drawing_before_its_answer_is_read(
         assert len(set(pictures)) == 3 and drawing.counts["table"] == 3
     finally:
         await drawing.close()
+
+
+async def test_a_steady_stream_of_turn_dms_does_not_hold_back_a_claim_prompt(table_view) -> None:
+    """A claim prompt's window closes in seconds: it waits behind the DMs asked for before
+    it, not behind every DM that keeps coming while older table images wait (at 200 tables
+    the DM lane is never empty and the table lane always holds older work, which took every
+    share of the pool the DMs left)."""
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    finished: list[str] = []
+
+    async def draw(lane: str, *args: Any, **kwargs: Any) -> None:
+        await drawing.draw(*args, lane=lane, **kwargs)
+        finished.append(lane)
+
+    try:
+        tasks = [
+            asyncio.create_task(draw("table", "table", public, ["a", "b", "c", "d"]))
+            for _ in range(12)
+        ]
+        for n in range(24):
+            tasks.append(asyncio.create_task(draw("dm", "hand", own, marks=frozenset())))
+            if n == 3:
+                tasks.append(asyncio.create_task(draw("claim", "hand", own, marks=frozenset())))
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+    finally:
+        await drawing.close()
+    # Before it: what the process held when it came (DEPTH), the four DMs asked for before
+    # it, and a table image for every SHARE - 1 of those.
+    assert finished.index("claim") <= DEPTH + 4 + 2, finished
+    assert finished.count("dm") == 24 and finished.count("table") == 12
