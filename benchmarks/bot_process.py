@@ -263,6 +263,30 @@ def trace_memory(folder: Path, every: float, python: float | None, holders: str 
     folder.mkdir(parents=True, exist_ok=True)
     log = open(folder / "memory.jsonl", "a", buffering=1)  # noqa: SIM115
 
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+
+    def arenas() -> list[tuple[float, float]]:
+        """Each of glibc's heaps (0: the main thread's; one more per thread that allocated, up
+        to eight a core): (MB from the system, MB of it free), from ``malloc_info``."""
+        import re
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".xml") as out:
+            handle = libc.fopen(out.name.encode(), b"w")
+            libc.malloc_info(0, handle)
+            libc.fclose(handle)
+            text = Path(out.name).read_text()
+        found = []
+        for heap in re.findall(r'<heap nr="\d+">(.*?)</heap>', text, re.S):
+            free = re.search(r'<total type="rest" count="\d+" size="(\d+)"/>', heap)
+            system = re.search(r'<system type="current" size="(\d+)"/>', heap)
+            if free and system:
+                found.append((int(system[1]) / 2**20, int(free[1]) / 2**20))
+        return found
+
     def rss_mb() -> float:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -275,6 +299,7 @@ def trace_memory(folder: Path, every: float, python: float | None, holders: str 
         facts["malloc_in_use_mb"] = info.uordblks / 2**20
         facts["malloc_free_kept_mb"] = info.fordblks / 2**20
         facts["malloc_mmapped_mb"] = info.hblkhd / 2**20
+        facts["malloc_heaps_mb"] = [[round(a, 2), round(b, 2)] for a, b in arenas()]
         facts["sqlite_mb"] = sqlite.sqlite3_memory_used() / 2**20
         facts["sqlite_highwater_mb"] = sqlite.sqlite3_memory_highwater(0) / 2**20
         facts |= python_arenas()
