@@ -336,7 +336,7 @@ class Trace:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "A" and len(parts) == 3:
                 trace.acks.append((float(parts[2]), float(parts[1])))
-            elif parts[0] == "G" and len(parts) == 5:
+            elif parts[0] == "G" and len(parts) == 6:
                 trace.gc_pauses.append((float(parts[3]), float(parts[2]), float(parts[4])))
             elif parts[0] == "R" and len(parts) == 6:
                 seat = None if parts[2] == "-" else int(parts[2])

@@ -27,8 +27,8 @@ same clock as the fake's loop in the benchmark's process):
   priority level, in flight, counted in the last second: ``Pacer.snapshot``);
 - ``D lane seconds t``: a drawing asked for in ``lane`` took ``seconds`` (queue and drawing;
   superseded ones too);
-- ``G 2 ms t cpu_ms``: a full pass of the garbage collector took ``ms`` (it stops the bot),
-  ``cpu_ms`` of them on a core;
+- ``G 2 ms t cpu_ms n``: a full pass of the garbage collector took ``ms`` (it stops the bot),
+  ``cpu_ms`` of them on a core, and found ``n`` objects that were garbage;
 - ``A ms t``: the bot's own part of an acknowledgement: from discord.py parsing the
   INTERACTION_CREATE to the interaction's first callback request leaving (the rest of what
   the fake measures is the gateway, the network and the fake's own loop).
@@ -199,9 +199,9 @@ def instrument(trace: Trace) -> None:
 
 
 def trace_gc(trace: Trace) -> None:
-    """``G 2 ms t cpu_ms``: each full (generation 2) pass of the garbage collector, its wall
-    time and the CPU time the bot's thread spent in it (less when the machine is busy and the
-    pass waited for a core)."""
+    """``G 2 ms t cpu_ms n``: each full (generation 2) pass of the garbage collector, its wall
+    time, the CPU time the bot's thread spent in it (less when the machine is busy and the
+    pass waited for a core) and the garbage it found."""
     import gc
 
     started = cpu = 0.0
@@ -215,7 +215,8 @@ def trace_gc(trace: Trace) -> None:
         else:
             ms = (time.perf_counter() - started) * 1000
             cpu_ms = (time.thread_time() - cpu) * 1000
-            trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}", f"{cpu_ms:.1f}")
+            collected = info.get("collected", 0)
+            trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}", f"{cpu_ms:.1f}", collected)
 
     gc.callbacks.append(callback)
 
@@ -438,6 +439,10 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
+    if os.environ.get("MAHJONG_GC_THRESHOLD"):  # experiments: the collector's thresholds
+        import gc
+
+        gc.set_threshold(*(int(n) for n in os.environ["MAHJONG_GC_THRESHOLD"].split(",")))
     if os.environ.get("MAHJONG_MEMORY_TRACE"):
         every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "60"))
         after = os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON")

@@ -565,9 +565,23 @@ def serve(requests: BinaryIO, answers: BinaryIO) -> None:
             return
 
 
+def batch_scheduling() -> None:
+    """Ask Linux to treat this process as batch work (``SCHED_BATCH``: its fair share of the
+    CPU, but it never preempts another task when it wakes). Woken by each job the bot wrote,
+    a drawing process took the core from the bot's event loop on the spot: py-spy placed 6 %
+    of the loop's samples at 200 tables in the pipe write that handed a job over, and every
+    click waiting in the loop waited with it."""
+    policy = getattr(os, "SCHED_BATCH", None)
+    if policy is None:  # not Linux
+        return
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+
+
 def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group; the bot decides when this ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    batch_scheduling()
     import renderer  # noqa: F401  (loaded before saying ready)
 
     answers = sys.stdout.buffer

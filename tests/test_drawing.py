@@ -469,3 +469,15 @@ async def test_a_steady_stream_of_turn_dms_does_not_hold_back_a_claim_prompt(tab
     # it, and a table image for every SHARE - 1 of those.
     assert finished.index("claim") <= DEPTH + 4 + 2, finished
     assert finished.count("dm") == 24 and finished.count("table") == 12
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux scheduling policies")
+async def test_a_drawing_process_is_batch_work_for_the_scheduler() -> None:
+    """It must not take the core from the bot's loop each time a job wakes it."""
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    try:
+        [process] = drawing.pids()
+        assert os.sched_getscheduler(process) == os.SCHED_BATCH
+    finally:
+        await drawing.close()
