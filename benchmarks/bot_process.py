@@ -104,6 +104,23 @@ def instrument(trace: Trace) -> None:
 
     tables.TableService._after_change = traced_change  # type: ignore[method-assign]
 
+    if os.environ.get("MAHJONG_SLOW_CALLBACKS"):
+        act = tables.TableService.act
+
+        @functools.wraps(act)
+        async def timed_act(self: Any, table_id: int, *args: Any) -> Any:
+            began = time.monotonic()
+            table = self.tables.get(table_id)
+            lock = getattr(table, "lock", None)
+            locked = lock is not None and lock.locked()
+            try:
+                return await act(self, table_id, *args)
+            finally:
+                took = (time.monotonic() - began) * 1000
+                trace.line("K", f"{took:.1f}", int(locked), f"{time.monotonic():.4f}")
+
+        tables.TableService.act = timed_act  # type: ignore[method-assign]
+
     from cogs.notify import pacing
 
     dispatch = pacing.Pacer._dispatch
@@ -219,6 +236,77 @@ def trace_gc(trace: Trace) -> None:
             trace.line("G", 2, f"{ms:.1f}", f"{time.monotonic():.4f}", f"{cpu_ms:.1f}", collected)
 
     gc.callbacks.append(callback)
+
+
+def trace_slow_callbacks(trace: Trace, over: float) -> None:
+    """``S ms t what cpu_ms``: a callback of the event loop (a task's step, a timer, a reader) that
+    ran longer than ``over`` seconds, and what it was (the task's coroutine, or the callback):
+    what keeps every other interaction waiting."""
+    import asyncio.events
+
+    run = asyncio.events.Handle._run
+
+    def timed(self: Any) -> None:
+        began, cpu = time.perf_counter(), time.thread_time()
+        run(self)
+        took = time.perf_counter() - began
+        if took > over:
+            cpu = time.thread_time() - cpu
+            callback = self._callback
+            owner = getattr(callback, "__self__", None)
+            if isinstance(owner, asyncio.Task):
+                # The task's coroutine and where it waits now (where this step ended).
+                chain, coro = [], owner.get_coro()
+                while coro is not None and hasattr(coro, "cr_code"):
+                    chain.append(coro.cr_code.co_qualname)
+                    coro = coro.cr_await
+                what = ">".join(chain[:1] + chain[-2:]) if chain else repr(coro)
+            else:
+                what = getattr(callback, "__qualname__", repr(callback))
+            what = what.replace(" ", "_")
+            trace.line(
+                "S", f"{took * 1000:.1f}", f"{time.monotonic():.4f}", what, f"{cpu * 1000:.1f}"
+            )
+
+    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+
+
+def count_garbage(after: float, out: Path) -> None:
+    """``after`` seconds from now, the garbage one full pass of the collector finds (objects
+    only the collector frees: reference cycles), by type, and for the commonest types what
+    their cycles hold, written to ``out`` as JSON."""
+    import collections
+    import gc
+    import json
+    import threading
+
+    def run() -> None:
+        time.sleep(after)
+        gc.collect()  # what was garbage before is not counted
+        time.sleep(10)  # ten seconds of the bot's garbage
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            found = list(gc.garbage)
+            gc.garbage.clear()
+        finally:
+            gc.set_debug(0)
+        counts = collections.Counter(type(o).__qualname__ for o in found)
+        names = collections.Counter(
+            getattr(o, "__qualname__", "?") for o in found if type(o).__name__ == "coroutine"
+        )
+        out.write_text(
+            json.dumps(
+                {
+                    "objects": len(found),
+                    "types": counts.most_common(60),
+                    "coroutines": names.most_common(20),
+                }
+            )
+        )
+        del found
+
+    threading.Thread(target=run, name="count-garbage", daemon=True).start()
 
 
 def trace_memory(folder: Path, every: float, python: float | None, holders: str = "") -> None:
@@ -439,6 +527,11 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
+    if os.environ.get("MAHJONG_SLOW_CALLBACKS"):  # MS: each callback of the loop over MS
+        trace_slow_callbacks(trace, float(os.environ["MAHJONG_SLOW_CALLBACKS"]) / 1000)
+    if os.environ.get("MAHJONG_GC_GARBAGE"):  # SECONDS,FILE: what the collector frees
+        after, _, out = os.environ["MAHJONG_GC_GARBAGE"].partition(",")
+        count_garbage(float(after), Path(out))
     if os.environ.get("MAHJONG_GC_THRESHOLD"):  # experiments: the collector's thresholds
         import gc
 
