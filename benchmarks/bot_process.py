@@ -117,7 +117,10 @@ def instrument(trace: Trace) -> None:
                 return await act(self, table_id, *args)
             finally:
                 took = (time.monotonic() - began) * 1000
-                trace.line("K", f"{took:.1f}", int(locked), f"{time.monotonic():.4f}")
+                verb = args[1] if len(args) > 1 else "?"
+                state = getattr(self.tables.get(table_id), "state", None)
+                phase = getattr(state, "phase", "-")
+                trace.line("K", f"{took:.1f}", int(locked), f"{time.monotonic():.4f}", verb, phase)
 
         tables.TableService.act = timed_act  # type: ignore[method-assign]
 

@@ -1,28 +1,35 @@
-"""The SQLite backend: one file, one writer thread with group commit, one reader connection.
+"""The SQLite backend: one file; writes on the event loop's own thread, group committed
+while the writer is taken; reads on a connection and thread of their own.
 
 Why this shape (issue 12): with one shared connection every event append took about six
 round trips to the connection's thread under one lock, and under load each round trip waits
 its turn on the event loop, so the lock was held for milliseconds per event and moves queued
-behind each other (120-150 appends/s at most). Here:
+behind each other (120-150 appends/s at most). Then a writer thread with group commit: one
+hand-off per group, but py-spy at 200 tables still found 15 % of the loop's samples waiting
+in ``ThreadPoolExecutor.submit`` for the GIL the writer thread held, and each hand-off and
+each answer took a turn of a loop lagging tens of milliseconds. SQLite's own work is far
+smaller: about 20 us to commit one event. So:
 
-- **Writes of one statement or one batch** (an event append, a status, a message id) are
-  committed at once, on the event loop's own thread, before the caller goes on: a move is
-  answered only after its own commit. A commit of one event takes about 20 us there, while
-  handing it to a thread cost the loop far more (py-spy at 200 tables: 15 % of the loop's
-  samples waited in ``ThreadPoolExecutor.submit`` for the GIL the writer thread held) and
-  each hand-off and answer took a turn of a loop that was lagging tens of milliseconds.
-- **Group commit** when the writer is taken (a transaction holds it): writes go to a queue,
+- **A write of one statement or one batch** (an event append, a status, a message id) is
+  committed at once, on the loop's thread, before the caller goes on: a move is answered
+  only after its own commit, and the commit costs no turn of the loop.
+- **Transactions** (``async with db.transaction():``, several statements and Python between
+  them) run their statements on the loop's thread too (on the writer thread a hand's
+  settlement held the writer for a tenth of a second at 100 tables, every move meanwhile
+  waiting). They take the writer in turn with the group commits (one FIFO lock), so they
+  never mix.
+- **Group commit** while the writer is taken (a transaction holds it): writes go to a queue,
   and one flusher task then runs everything pending in a single ``BEGIN IMMEDIATE ...
   COMMIT`` and only then resolves each caller's future. A statement that fails (a
   constraint) fails alone; SQLite backs out just that statement and the others commit.
-- What could make a commit on the loop wait is kept off it: the writer does not checkpoint
+- What could make the loop wait on SQLite is kept off it: the writer does not checkpoint
   (``wal_autocheckpoint=0``; a checkpoint fsyncs), a third connection does, in its own
-  thread, about once a second; and a commit does not wait for a lock another process holds
-  (busy timeout 0 for it: it then goes to the writer thread, which waits).
-- **Transactions** (``async with db.transaction():``, several statements and Python between
-  them) take the writer in turn with the groups (one FIFO lock), so they never mix.
-- **Reads** use a second connection. In WAL mode a reader sees the last commit and never
-  waits for the writer, so ``/stats`` or a restore does not queue behind moves.
+  thread, about once a second; and ``BEGIN`` does not wait for a lock another process holds
+  (busy timeout 0 for it: the write or transaction then goes to the writer thread, which
+  waits).
+- **Reads** (``db.reading()``) use a second connection, in its own thread (a leaderboard's
+  query can be long). In WAL mode a reader sees the last commit and never waits for the
+  writer, so ``/stats`` or a restore does not queue behind moves.
 
 Durability: ``synchronous=NORMAL`` in WAL mode, as before: a commit survives the process
 being killed (the tests SIGKILL the bot), not necessarily a power cut.
@@ -151,11 +158,11 @@ def _group_begun(
     return out
 
 
-def _group_here(
-    conn: sqlite3.Connection | None, batches: Sequence[Sequence[Statement]]
-) -> list[list[Result] | BaseException] | None:
-    """``_group`` on the calling thread (the event loop's), or None, with nothing done, when
-    another process holds the database's write lock: waiting for it is the writer thread's."""
+def _begin_here(conn: sqlite3.Connection | None) -> bool:
+    """``BEGIN IMMEDIATE`` on the calling thread (the event loop's), or False, with nothing
+    begun, when another process holds the database's write lock: waiting for it is the
+    writer thread's. Once begun, nothing in the transaction waits for a lock (in WAL mode
+    readers never block the writer, and the writer holds the only write lock)."""
     assert conn is not None
     conn.execute("PRAGMA busy_timeout=0")
     try:
@@ -163,9 +170,20 @@ def _group_here(
     except sqlite3.OperationalError as exc:
         if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
             raise
-        return None
+        return False
     finally:
         conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+    return True
+
+
+def _group_here(
+    conn: sqlite3.Connection | None, batches: Sequence[Sequence[Statement]]
+) -> list[list[Result] | BaseException] | None:
+    """``_group`` on the calling thread, or None, with nothing done, when another process
+    holds the lock (see ``_begin_here``)."""
+    if not _begin_here(conn):
+        return None
+    assert conn is not None
     return _group_begun(conn, batches)
 
 
@@ -207,21 +225,31 @@ class _Thread:
 
 
 class _Unit:
-    def __init__(self, thread: _Thread, *, writes: bool) -> None:
+    """The statements of one unit of work, on its connection: run right here on the loop's
+    thread (``here``: the writer's transactions, a few statements of well under a
+    millisecond each) or handed to the connection's thread (reads, which can be long)."""
+
+    def __init__(self, thread: _Thread, *, writes: bool, here: bool = False) -> None:
         self._thread = thread
         self.writes = writes
+        self.here = here
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.here:
+            return fn(self._thread.conn, *args)
+        return await self._thread.call(fn, self._thread.conn, *args)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Result:
-        return await self._thread.call(_run, self._thread.conn, sql, tuple(params))
+        return await self._call(_run, sql, tuple(params))
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return await self._thread.call(_fetchone, self._thread.conn, sql, tuple(params))
+        return await self._call(_fetchone, sql, tuple(params))
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return await self._thread.call(_fetchall, self._thread.conn, sql, tuple(params))
+        return await self._call(_fetchall, sql, tuple(params))
 
     async def batch(self, statements: Sequence[Statement]) -> list[Result]:
-        return await self._thread.call(_batch, self._thread.conn, statements)
+        return await self._call(_batch, statements)
 
     async def copy_rows(
         self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
@@ -230,7 +258,7 @@ class _Unit:
         sql = (
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
         )
-        await self._thread.call(_insert_many, self._thread.conn, sql, rows)
+        await self._call(_insert_many, sql, rows)
 
 
 class SQLiteDatabase:
@@ -286,14 +314,17 @@ class SQLiteDatabase:
             yield held
             return
         async with self._write_turn:
-            with self._holder.holding(_Unit(self._writer, writes=True)) as unit:
+            here = _begin_here(self._writer.conn)
+            if not here:  # another process holds the lock: wait for it off the loop
                 await self._writer.call(_begin, self._writer.conn, "IMMEDIATE")
+            unit = _Unit(self._writer, writes=True, here=here)
+            with self._holder.holding(unit):
                 try:
                     yield unit
                 except BaseException:
-                    await self._writer.call(_end, self._writer.conn, False)
+                    await unit._call(_end, False)
                     raise
-                await self._writer.call(_end, self._writer.conn, True)
+                await unit._call(_end, True)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[_Unit]:

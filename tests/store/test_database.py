@@ -540,3 +540,38 @@ async def test_a_write_with_the_writer_free_is_committed_without_a_turn_of_the_l
             assert conn.execute("SELECT COUNT(*) FROM guild_settings").fetchone()[0] == 1
     finally:
         await db.close()
+
+
+async def test_a_transaction_runs_on_the_loop_and_waits_off_it_for_another_process(
+    tmp_path: Path,
+) -> None:
+    """A transaction's statements run without a turn of the loop; its BEGIN, when another
+    process holds the write lock, waits on the writer thread while the loop goes on."""
+    path = tmp_path / "unit.sqlite3"
+    db = await open_database(path)
+    try:
+        ran: list[str] = []
+        other_callback = asyncio.get_running_loop().call_soon(ran.append, "other")
+        async with db.transaction() as unit:
+            await unit.execute(INSERT, (1,))
+            await unit.execute(INSERT, (2,))
+        assert ran == []  # two statements and a commit, and nothing else ran meanwhile
+        other_callback.cancel()
+
+        async def write_two() -> None:
+            async with db.transaction() as unit:
+                await unit.execute(INSERT, (3,))
+                await unit.execute(INSERT, (4,))
+
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        task = asyncio.create_task(write_two())
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not task.done()
+        other.execute("COMMIT")
+        other.close()
+        await asyncio.wait_for(task, 30)
+        assert await scalar(db, "SELECT COUNT(*) FROM guild_settings") == 4
+    finally:
+        await db.close()
