@@ -397,15 +397,20 @@ def trace_memory(folder: Path, every: float, python: float | None, holders: str 
         facts |= python_arenas()
         counts: collections.Counter[str] = collections.Counter()
         kept = 0  # closed tables whose game is still in memory (all let go after a minute)
+        cached: dict[str, int] = {}  # the bot's lru caches: entries held
         for o in gc.get_objects():
             name = type(o).__qualname__
             counts[name] += 1
+            if name == "_lru_cache_wrapper" and getattr(o, "__module__", "").startswith("bot."):
+                cached[f"{o.__module__}.{o.__qualname__}"] = o.cache_info().currsize
             if name == "LiveTable" and o.status not in ("lobby", "playing") and o.state:
                 kept += 1
         facts["objects"] = sum(counts.values())
         facts["closed_tables_with_game"] = kept
+        facts["lru_entries"] = sum(cached.values())
         log.write(json.dumps(facts) + "\n")
         facts["types"] = counts.most_common(80)
+        facts["lru_caches"] = cached
         if holders and n % 5 == 0:  # each takes seconds of the bot's loop
             facts["holders"] = {name: held_by(name) for name in holders.split(",")}
         due = python is not None and time.monotonic() - started >= python
