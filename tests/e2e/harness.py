@@ -83,7 +83,11 @@ class Opened:
 
 
 def lobby_id(lobby: Any, verb: str) -> str:
-    return next(cid for cid in lobby.custom_ids() if cid.endswith(f":lobby:{verb}"))
+    found = [cid for cid in lobby.custom_ids() if cid.endswith(f":lobby:{verb}")]
+    # What the bot answered instead of a lobby, when it did (a CI run failed here once with
+    # a bare StopIteration, which said nothing of what the message showed).
+    assert found, f"no {verb!r} button in {lobby.content!r}, embeds {lobby.embeds!r}"
+    return found[0]
 
 
 async def open_table(

@@ -4,6 +4,7 @@ when the caller is cancelled; and a write that does not wait costs no turn of th
 from __future__ import annotations
 
 import asyncio
+import contextvars
 
 import pytest
 
@@ -77,3 +78,27 @@ async def test_an_error_before_any_wait_reaches_the_caller() -> None:
 
     with pytest.raises(ValueError, match="at once"):
         await run_to_end(work())
+
+
+async def test_what_the_work_sets_stays_in_its_own_context_across_a_wait() -> None:
+    """The store keeps its unit of work in a context variable: set before a wait and reset
+    after it, it must be the same context both times (a task's), and the caller's must not
+    see it. Run in the caller's context, the reset after the wait raised ValueError and the
+    caller went on 'inside' a unit that had ended (a PostgreSQL CI failure)."""
+    unit: contextvars.ContextVar[str | None] = contextvars.ContextVar("unit", default=None)
+
+    async def work() -> str | None:
+        token = unit.set("held")
+        await asyncio.sleep(0)
+        seen = unit.get()
+        unit.reset(token)
+        return seen
+
+    assert await run_to_end(work()) == "held"
+    assert unit.get() is None
+
+    async def quick() -> None:
+        unit.set("leaked?")
+
+    await run_to_end(quick())
+    assert unit.get() is None
