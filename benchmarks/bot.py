@@ -100,6 +100,7 @@ class Meter:
             match = CALLBACK.match(request.path)
             exempt = bool(match or WEBHOOK.match(request.path))
             seen = Request(arrived, exempt, f"{request.method} {_route(request.path)}")
+            seen.upload = request.content_type.startswith("multipart/")
             self.requests.append(seen)
             if match:
                 record = server.state.interactions.get(int(match.group(1)))
@@ -124,6 +125,7 @@ class Request:
     exempt: bool  # an interaction callback or interaction-token webhook: outside the budget
     route: str  # "PATCH /channels/{id}/messages/{id}"
     status: int = 0
+    upload: bool = False  # it carried a file (a picture)
 
 
 def _route(path: str) -> str:
@@ -296,6 +298,7 @@ class Trace:
     gc_pauses: list[tuple[float, float, float]] = field(default_factory=list)
     unpaced: list[tuple[float, str]] = field(default_factory=list)  # (t, "METHOD route")
     drawings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, lane, s)
+    drawn: list[tuple[float, str, bool]] = field(default_factory=list)  # (t, lane, wasted)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
 
     def acks_in(self, begin: float, end: float) -> list[float]:
@@ -309,6 +312,15 @@ class Trace:
             if begin <= at <= end:
                 out[lane].append(seconds)
         return dict(out)
+
+    def drawn_in(self, begin: float, end: float) -> dict[str, tuple[int, int]]:
+        """Each lane's drawings the pool finished in [begin, end]: (all, wasted)."""
+        out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for at, lane, wasted in self.drawn:
+            if begin <= at <= end:
+                out[lane][0] += 1
+                out[lane][1] += int(wasted)
+        return {lane: (n, w) for lane, (n, w) in out.items()}
 
     def unpaced_in(self, begin: float, end: float) -> dict[str, int]:
         """Requests with the bot's token sent outside the notifier's pacer, by route."""
@@ -332,6 +344,8 @@ class Trace:
                 )
             elif parts[0] == "D" and len(parts) == 4:
                 trace.drawings.append((float(parts[3]), parts[1], float(parts[2])))
+            elif parts[0] == "P" and len(parts) == 4:
+                trace.drawn.append((float(parts[3]), parts[1], parts[2] == "1"))
             elif parts[0] == "U" and len(parts) == 4:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "A" and len(parts) == 3:
@@ -521,6 +535,15 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         }
         for lane, times in sorted(trace.drawings_in(begin, end).items())
     }
+    result["drawn_by_lane"] = {
+        lane: {
+            "per_move": _round(n / moves, 2) if moves else None,
+            "wasted_per_move": _round(w / moves, 2) if moves else None,
+        }
+        for lane, (n, w) in sorted(trace.drawn_in(begin, end).items())
+    }
+    uploads = result.pop("_uploads", 0)
+    result["uploads_per_move"] = _round(uploads / moves, 2) if moves else None
     for key in ("_requests", "_callbacks"):
         result.pop(key)
     return result
@@ -573,6 +596,7 @@ async def window(server: Any, meter: Any, bot: BotProcess, args: argparse.Namesp
         "refused_429": len(refused),
         "refused_429_by_bucket": _refusals(server, begin, end),
         "_routes": dict(routes),
+        "_uploads": sum(1 for r in requests if r.upload and r.status < 300),
         "cpu_bot_pct": round((cpu_after[0] - cpu_before[0]) / seconds * 100),
         "cpu_drawing_pct": round((cpu_after[1] - cpu_before[1]) / seconds * 100),
         "cpu_fake_and_members_pct": round((cpu_seconds(mine) - own_before) / seconds * 100),
@@ -770,6 +794,14 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
             + ", ".join(
                 f"{lane} {d['per_move']} ({d['p50_s']}/{d['p99_s']})"
                 for lane, d in r["drawings_by_lane"].items()
+            )
+        )
+        print(
+            f"  pictures uploaded per move {r['uploads_per_move']}; "
+            "drawn by the pool (per move, of them for nothing): "
+            + ", ".join(
+                f"{lane} {d['per_move']} ({d['wasted_per_move']})"
+                for lane, d in r["drawn_by_lane"].items()
             )
         )
         print(

@@ -27,6 +27,8 @@ same clock as the fake's loop in the benchmark's process):
   priority level, in flight, counted in the last second: ``Pacer.snapshot``);
 - ``D lane seconds t``: a drawing asked for in ``lane`` took ``seconds`` (queue and drawing;
   superseded ones too);
+- ``P lane wasted t``: the drawing pool finished a drawing of ``lane`` (``wasted`` 1: its
+  caller had given up meanwhile, the work was for nothing);
 - ``G 2 ms t cpu_ms n``: a full pass of the garbage collector took ``ms`` (it stops the bot),
   ``cpu_ms`` of them on a core, and found ``n`` objects that were garbage;
 - ``A ms t``: the bot's own part of an acknowledgement: from discord.py parsing the
@@ -159,6 +161,15 @@ def instrument(trace: Trace) -> None:
             trace.line("D", lane, f"{time.monotonic() - began:.4f}", f"{time.monotonic():.4f}")
 
     drawing.Drawing.draw = timed_draw  # type: ignore[method-assign]
+
+    settle = drawing.Drawing._settle
+
+    @functools.wraps(settle)
+    async def traced_settle(self: Any, slot: int, job: Any, answer: Any) -> None:
+        trace.line("P", job.lane, int(job.future.done()), f"{time.monotonic():.4f}")
+        await settle(self, slot, job, answer)
+
+    drawing.Drawing._settle = traced_settle  # type: ignore[method-assign]
 
     from cogs.notify.pacing import GRANTED
 

@@ -180,6 +180,7 @@ def main() -> None:
     print("table again mostly pastes; the figures per move below are what the bot pays.")
     print()
     per_move()
+    many_tables()
 
 
 def per_move() -> None:
@@ -213,3 +214,33 @@ def per_move() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def many_tables(tables: int = 40) -> None:
+    """What a drawing process pays per picture at 200 tables: it draws for ~100 tables in
+    turn, so its caches of finished blocks rarely hold the block asked for. Pictures of
+    ``tables`` played hands in turn, a move of each at a time: the DM picture of the seat to
+    play, and every fourth move the channel's table (the budget's pace for table images at
+    200 tables); CPU per picture."""
+    from bot.rules.game import view as game_view
+
+    hands = [played_hand("pung-chow", seed)[8:-1] for seed in range(100, 100 + tables)]
+    longest = max(len(states) for states in hands)
+    costs = []
+    for move in range(longest):
+        for states in hands:
+            if move >= len(states):
+                continue
+            state = states[move]
+            start = time.process_time()
+            render_seat_table(game_view(state, state.turn), NAMES)
+            costs.append(time.process_time() - start)
+            if move % 4 == 0:
+                start = time.process_time()
+                render_table(game_view(state, None), NAMES)
+                costs.append(time.process_time() - start)
+    print(
+        f"interleaved: {tables} tables' moves in turn, {len(costs)} moments: CPU per picture"
+        f" median {statistics.median(costs) * 1000:.2f} ms, mean"
+        f" {statistics.mean(costs) * 1000:.2f} ms"
+    )

@@ -26,7 +26,7 @@ from bot.i18n import FALLBACK, N_, _
 from bot.i18n.moves import move_words
 from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
-from renderer import style
+from renderer import stamps, style
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, drawable, font, like
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Rect, Scene, ellipsize, fit_lines
@@ -67,9 +67,18 @@ def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
     return name
 
 
-def _text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, f: Any, **kw: Any) -> None:
-    """Draw ``text`` in the face that holds it (the CJK face for Chinese words and names)."""
-    d.text(xy, text, font=like(f, text), **kw)
+def _text(
+    d: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    f: Any,
+    *,
+    fill: Color,
+    anchor: str | None = None,
+) -> None:
+    """Draw ``text`` in the face that holds it (the CJK face for Chinese words and names),
+    stamped from the mask drawn for the last picture that showed it."""
+    stamps.text(d, xy, text, like(f, text), fill, anchor)
 
 
 def _to_play(view: TableView) -> int | None:
@@ -85,7 +94,7 @@ def _wind_badge(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, wind: in
     fill = style.RED if wind == 0 else (236, 228, 204)
     ink = style.IVORY if wind == 0 else style.INK
     d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=style.GOLD, width=2)
-    d.text((cx, cy + 1), WIND_GLYPHS[wind], font=font(CJK, int(r * 1.25)), fill=ink, anchor="mm")
+    stamps.text(d, (cx, cy + 1), WIND_GLYPHS[wind], font(CJK, int(r * 1.25)), ink, "mm")
 
 
 def _turn_text(
@@ -181,7 +190,7 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
     if pic.wall is not None:
         # The wall as a number: the ring of stacks cost a third of the image.
         cx = WIDTH - MARGIN - WALL_W / 2
-        d.text((cx, 48), str(pic.wall), font=font(BOLD, 30), fill=style.GOLD, anchor="mm")
+        stamps.text(d, (cx, 48), str(pic.wall), font(BOLD, 30), style.GOLD, "mm")
         words = pic.in_the_wall
         _text(d, (cx, 74), words, font(REGULAR, 13), fill=style.TEXT_DIM, anchor="mm")
     if pic.latest is not None:
@@ -263,21 +272,14 @@ def _block_picture(
 @lru_cache(maxsize=48)
 def _draw_block(pic: BlockPicture) -> Image.Image:
     """A seat's block, drawn once for all the pictures that show it alike."""
-    w, h = pic.size
-    image = Image.new("RGB", (w, h), style.FELT)
+    fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
+    outline = style.GOLD if pic.turn else style.FELT_LINE
+    image = stamps.rounded_box(pic.size, 10, fill, outline, 4 if pic.turn else 1, style.FELT).copy()
     scene = Scene(image, index=pic.index)
     d = scene.draw
-    d.rounded_rectangle(
-        (0, 0, w - 1, h - 1),
-        radius=10,
-        fill=style.SEAT_TURN if pic.turn else style.SEAT_BLOCK,
-        outline=style.GOLD if pic.turn else style.FELT_LINE,
-        width=4 if pic.turn else 1,
-    )
     rx, ry, rw, rh = pic.river
-    d.rounded_rectangle((rx, ry, rx + rw - 1, ry + rh - 1), radius=6, fill=style.FELT_DARK)
+    image.paste(style.FELT_DARK, (rx, ry), stamps.rounded_mask((rw, rh), 6))
     px, py, pw, ph = pic.plate
-    fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
     plate, ty = _plate_base(
         pic.label, pic.wind, (pw, ph), fill, pic.turn, len(pic.extra), pic.locale
     )
@@ -329,7 +331,7 @@ def _plate_base(
     f, lines = fit_lines(label, NAME_FACES, pw - 12, max(1, room // 19))
     ty = 40
     for line in lines:
-        d.text((6, ty), line, font=f, fill=style.TEXT)
+        stamps.text(d, (6, ty), line, f, style.TEXT)
         ty += f.size + 3
     return image, ty + 2
 
