@@ -498,12 +498,6 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         if groups["verb"] in CHOICE_VERBS and groups.get("arg") is None:
             await self._riichi_choice(interaction, table_id, move, groups["verb"] == "riichi")
             return
-        with self.notifier.answering(table_id, interaction.user.id):
-            await self._move(interaction, table_id, move, groups)
-
-    async def _move(
-        self, interaction: discord.Interaction, table_id: int, move: int, groups: dict[str, str]
-    ) -> None:
         try:
             acting = self.service.act(
                 table_id, interaction.user.id, groups["verb"], groups.get("arg"), move

@@ -22,8 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from collections.abc import Awaitable, Callable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +32,7 @@ import discord
 from bot.i18n import _, member_locale
 from bot.rules.game import GAME_OVER, HAND_OVER
 from cogs.notify.let_go import LetGo
-from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer, Superseded
+from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import SeatContent, finished_text, seat_content
 
@@ -43,12 +42,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DM_CLOSED = 50007
-# A member who answered a click this many seconds ago is at their screen: their prompt is an
-# edit of the message they are looking at, not a new message that notifies (and scrolls).
-AT_SCREEN = 20.0
-# Discord accepts an interaction's token for 15 minutes; it is not used in the last 45 s.
-TOKEN_LIFE = 15 * 60.0
-TOKEN_MARGIN = 45.0
 WATCH_GAPS = 8  # a watching seat's DM is updated at most every 8 gaps (2 s at the real pace)
 PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
 
@@ -81,19 +74,6 @@ class LiveDM:
     # deletes last, and a whole ``discord.Message`` kept per waiting delete (its components,
     # author, channel) grew the bot's memory with every game played (the 1-hour soak).
     replaced: list[tuple[int, int]] = field(default_factory=list)
-    # Set when the seat is asked to act (``SeatDMs.changed`` with something to do): a click's
-    # answer drawn in the pool's lower "answer" lane gives way to that prompt instead of
-    # holding the DM's lock while it waits for its picture.
-    prompt_due: asyncio.Event = field(default_factory=asyncio.Event)
-    # Clicks of the seat's member being handled: their answer (through the click's token,
-    # outside the global budget) shows the seat's newest state, so the seat's own update
-    # waits for it instead of racing it for the lock and spending a request of the budget.
-    answering: int = 0
-    # The last click answered in the live message, and when: its token edits that message
-    # outside the global budget for 15 minutes (Discord), and a member who clicked a moment
-    # ago is at their screen (see ``SeatDMs.at_screen``).
-    token: discord.Interaction | None = None
-    token_at: float = 0.0
 
     def set_finished(self, finished: bool) -> None:
         """Whether the live message shows its hand finished; such a message stays for good
@@ -141,9 +121,6 @@ class SeatDMs:
         the seat only watches, and every such update costs a drawing and a request against
         the global budget; its next prompt shows the newest state anyway)."""
         needed = self._needs_seat(table, seat)
-        live = self.live.get((table.id, seat))
-        if needed and live is not None:
-            live.prompt_due.set()
         self.pacer.coalesce(
             ("dm", table.id, seat),
             lambda: self.update(table, seat),
@@ -192,26 +169,6 @@ class SeatDMs:
         live = self.live[(table.id, seat)] = LiveDM(user_id)
         return live
 
-    @contextlib.contextmanager
-    def answering(self, table: LiveTable, seat: int) -> Iterator[None]:
-        """Around the handling of a click of the seat's member (the move, then its answer):
-        the seat's own DM update stands aside (one waiting for its turn gives way at once),
-        and catches up afterwards with whatever the answer did not show (a click refused,
-        an answer lost)."""
-        player = table.player_at(seat)
-        live = self.live.get((table.id, seat))
-        if live is None or player is None or live.user_id != player.user_id:
-            yield
-            return
-        live.answering += 1
-        self.pacer.give_way(("dm", table.id, seat))
-        try:
-            yield
-        finally:
-            live.answering -= 1
-            if not live.answering and table.id not in self.let_go:
-                self.changed(table, seat)
-
     async def update(self, table: LiveTable, seat: int) -> None:
         state = table.state
         player = table.player_at(seat)
@@ -220,11 +177,9 @@ class SeatDMs:
         if self._closed.get((table.id, player.user_id)) == state.deal:
             return
         live = self._live(table, seat, player.user_id)
-        if live is None or live.answering:
+        if live is None:
             return
         async with live.lock:
-            if live.answering:
-                return  # a click came meanwhile: its answer shows this, and more
             content = self.content(table, seat)
             if content.prompt:
                 self.notes.pop((table.id, seat), None)  # told; the seat has moved on
@@ -236,10 +191,7 @@ class SeatDMs:
             if same_deal and live.key == content.key:
                 return
             try:
-                if not same_deal or (
-                    self._wants_new_message(live, content, player.user_id)
-                    and not self.at_screen(live)
-                ):
+                if not same_deal or self._wants_new_message(live, content, player.user_id):
                     await self._post(table, seat, live, content)
                 else:
                     await self._edit(table, seat, live, content)
@@ -269,27 +221,6 @@ class SeatDMs:
         shown = getattr(self.service, "prompt_shown", None)
         if shown is not None:
             shown(table, seat, content.prompt_id[1])
-
-    def at_screen(self, live: LiveDM) -> bool:
-        """Whether the member answered a click in the live message within :data:`AT_SCREEN`
-        seconds: they are looking at it, so their next prompt is an edit of it through that
-        click's token (in place, at once, free of the global budget) rather than a new
-        message: a ping scrolls a DM its reader is already looking at, and at 200 tables a
-        new message for every turn (0.43 a move) was the whole of Discord's 50 requests a
-        second, the game waiting for its prompts."""
-        return self._token(live) is not None and time.monotonic() - live.token_at < AT_SCREEN
-
-    def _token(self, live: LiveDM) -> discord.Interaction | None:
-        """The last click's interaction, while its token may still edit the live message."""
-        token = live.token
-        if token is None or live.message is None or token.message is None:
-            return None
-        if token.message.id != live.message.id:
-            return None
-        if time.monotonic() - live.token_at > TOKEN_LIFE - TOKEN_MARGIN:
-            live.token = None
-            return None
-        return token
 
     def _wants_new_message(self, live: LiveDM, content: SeatContent, user_id: int) -> bool:
         if content.prompt_id is None or content.prompt_id == live.prompt_id:
@@ -341,26 +272,10 @@ class SeatDMs:
             )
             kwargs["attachments"] = [file] if file is not None else []
         priority = priority_of(content)
-        token = self._token(live)
-        if token is not None:
-            try:
-                async with self.pacer.request(
-                    ("token", token.id), priority, route="edit", counted=False, supersede=True
-                ):
-                    await token.edit_original_response(**kwargs)
-            except (discord.NotFound, discord.Forbidden):
-                raise
-            except discord.HTTPException as exc:
-                # The token was refused (Discord ends them after 15 minutes; a clock off):
-                # the bot's own edit, from the budget.
-                log.info("a click's token could not edit its DM (%s); editing it as the bot", exc)
-                live.token = None
-                token = None
-        if token is None:
-            async with self.pacer.request(
-                ("dm", live.user_id), priority, route="edit", supersede=True, keep=_keep(priority)
-            ):
-                await live.message.edit(**kwargs)
+        async with self.pacer.request(
+            ("dm", live.user_id), priority, route="edit", supersede=True, keep=_keep(priority)
+        ):
+            await live.message.edit(**kwargs)
         self.reached(table, seat, content)
         live.key, live.picture_key = content.key, picture_key
         live.prompt_id = content.prompt_id or live.prompt_id
@@ -491,7 +406,6 @@ class SeatDMs:
         clicked = interaction.message
         old = None
         async with live.lock:
-            live.prompt_due.clear()  # a prompt asked for before now is in the content
             content = self.content(table, seat)
             same = (
                 live.message is not None and clicked is not None and live.message.id == clicked.id
@@ -503,22 +417,12 @@ class SeatDMs:
                 clicked_deal = live.deal
             if clicked_deal is not None and clicked_deal != content.deal:
                 return  # the next hand began meanwhile: the update finishes this one
-            picture_key = content.picture.key if content.picture else None
-            file = None
-            if not same or picture_key != live.picture_key:
-                try:
-                    file = await self._answer_picture(table, seat, live, content)
-                except Superseded:
-                    # The seat was asked to act before this answer's picture was drawn:
-                    # the answer shows that prompt instead (drawn among the prompts), in
-                    # the clicked message, free of the global budget.
-                    content = self.content(table, seat)
-                    if content.deal != live.deal and same:
-                        return  # a new hand meanwhile: its update posts it
-                    picture_key = content.picture.key if content.picture else None
-                    file = await self._answer_picture(table, seat, live, content)
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
+            picture_key = content.picture.key if content.picture else None
             if not same or picture_key != live.picture_key:
+                file = await self.pictures.file(
+                    content.picture, lane="dm", owner=("dm", table.id, seat)
+                )
                 kwargs["attachments"] = [file] if file is not None else []
             try:
                 async with self.pacer.request(
@@ -538,39 +442,11 @@ class SeatDMs:
             if clicked is not None:
                 live.message = clicked
                 live.remember(clicked.id, content.deal)
-                live.token, live.token_at = interaction, time.monotonic()
             live.deal, live.key, live.picture_key = content.deal, content.key, picture_key
             live.prompt_id = content.prompt_id or live.prompt_id
             live.set_finished(content.finished)
         if old is not None:
             self._replaced(table, seat, live, old)
-
-    async def _answer_picture(
-        self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent
-    ) -> discord.File | None:
-        """The answer's picture. One that asks something of the seat (a claim, a discard
-        after it) is drawn in the prompts' lane; one that only shows the seat its own move
-        (its hand after its discard) in the pool's "answer" lane, behind every prompt of
-        every table, and it gives way (:class:`Superseded`) if the seat is asked to act
-        before it is drawn: the prompt's update then shows the newest state, and does not
-        wait for the DM's lock behind an answer that is out of date."""
-        owner = ("dm", table.id, seat)
-        if content.prompt is not None or content.finished or live.prompt_due.is_set():
-            return await self.pictures.file(content.picture, lane=_lane(content), owner=owner)
-        drawing = asyncio.ensure_future(
-            self.pictures.file(content.picture, lane="answer", owner=owner)
-        )
-        due = asyncio.ensure_future(live.prompt_due.wait())
-        try:
-            await asyncio.wait((drawing, due), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            due.cancel()
-        if not drawing.done():
-            drawing.cancel()
-            with contextlib.suppress(BaseException):
-                await drawing
-            raise Superseded
-        return drawing.result()
 
     # -- users and DM channels, kept for seated members --------------------------------------
     async def _dm_channel(self, user_id: int) -> discord.DMChannel:

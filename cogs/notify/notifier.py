@@ -11,10 +11,8 @@ private "My hand", :mod:`cogs.notify.seat` what one seat may see (from
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -269,22 +267,6 @@ class DiscordTableNotifier:
     # -- the cog's calls -----------------------------------------------------------------------
     def lobby_embed(self, table: LiveTable) -> discord.Embed:
         return lobby_embed(table, self.channel.locale(table))
-
-    @contextlib.contextmanager
-    def answering(self, table_id: int, user_id: int) -> Iterator[None]:
-        """``with notifier.answering(table, user):`` around the handling of a member's click on
-        their controls (the move, then ``answer_click``): their DM's own update stands aside
-        for the click's answer, which is free (the click's token) where the update spends a
-        request of the global budget. At 200 tables the update started first, took the DM's
-        lock, waited seconds for a slot of the budget, and the answer then found nothing
-        left to show."""
-        table = self.service.tables.get(table_id)
-        seat = table.seat_of_user(user_id) if table is not None else None
-        if table is None or seat is None:
-            yield
-            return
-        with self.dms.answering(table, seat):
-            yield
 
     async def answer_click(
         self, interaction: discord.Interaction, table: LiveTable, seat: int

@@ -429,14 +429,6 @@ class Pacer:
         if job.task is None or job.task.done():
             job.task = self.spawn(self._run_job(key, job), f"notify-{key}")
 
-    def give_way(self, key: Hashable) -> None:
-        """The job ``key``'s request waiting with ``supersede`` (or its drawing, under
-        ``unless_newer``) stops waiting (:class:`Superseded`), without asking for the job
-        again: something else shows its state now (a click's answer)."""
-        job = self._jobs.get(key)
-        if job is not None:
-            job.newer.set()
-
     async def _run_job(self, key: Hashable, job: _Job) -> None:
         loop = asyncio.get_running_loop()
         while job.dirty:

@@ -23,7 +23,6 @@ import discord
 
 from bot.i18n import _
 from cogs.controls import seat_button
-from cogs.notify.dm import TOKEN_LIFE, TOKEN_MARGIN
 from cogs.notify.pacing import NORMAL, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 
@@ -32,6 +31,9 @@ if TYPE_CHECKING:
     from cogs.notify.dm import SeatDMs
 
 log = logging.getLogger(__name__)
+
+TOKEN_LIFE = 15 * 60.0
+TOKEN_MARGIN = 45.0  # stop using a token this long before Discord would refuse it
 
 
 @dataclass

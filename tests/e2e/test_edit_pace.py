@@ -53,13 +53,12 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         if v.replaced_by_interaction_id is None
     )
     both = sorted(sends + own_edits)  # one bucket on Discord: creates and edits together
-    through_tokens = [v for m in dms for v in m.history if v.replaced_by_interaction_id]
-    # Enough DM traffic for the windows to mean something. Most of it goes through the
-    # tokens of Alice's clicks (the answers, and the prompts and updates of a member who
-    # clicked a moment ago: cogs/notify/dm.py, ``at_screen``), each token its own bucket on
-    # Discord, outside the channel's; the rest with the bot's token, five per five seconds.
-    assert len(both) + len(through_tokens) > 5, (len(sends), len(own_edits), len(through_tokens))
-    assert not w.server.rate_limits.refusals, w.server.rate_limits.refusals[:5]
+    # Enough for at least one window to check. How they split between new messages and
+    # edits depends on timing: a click's answer may already carry the next turn (computers
+    # move at once here), and that is an edit of the clicked message, not a new one. (Two
+    # hands: a seat that only watches is updated every 2 s at most, and with computers this
+    # quick one hand's DM got as few as 3 requests with the bot's token.)
+    assert len(both) > 5, (len(sends), len(own_edits))
     for times, what in ((both, "new DM messages or edits"),):
         for i in range(len(times) - 5):
             window = (times[i + 5] - times[i]).total_seconds()
