@@ -99,8 +99,12 @@ class Meter:
             arrived = server.loop_time()
             match = CALLBACK.match(request.path)
             exempt = bool(match or WEBHOOK.match(request.path))
-            seen = Request(arrived, exempt, f"{request.method} {_route(request.path)}")
-            seen.upload = request.content_type.startswith("multipart/")
+            seen = Request(
+                arrived,
+                exempt,
+                f"{request.method} {_route(request.path)}",
+                upload=request.content_type.startswith("multipart/"),
+            )
             self.requests.append(seen)
             if match:
                 record = server.state.interactions.get(int(match.group(1)))

@@ -212,10 +212,6 @@ def per_move() -> None:
         )
 
 
-if __name__ == "__main__":
-    main()
-
-
 def many_tables(tables: int = 40) -> None:
     """What a drawing process pays per picture at 200 tables: it draws for ~100 tables in
     turn, so its caches of finished blocks rarely hold the block asked for. Pictures of
@@ -244,3 +240,7 @@ def many_tables(tables: int = 40) -> None:
         f" median {statistics.median(costs) * 1000:.2f} ms, mean"
         f" {statistics.mean(costs) * 1000:.2f} ms"
     )
+
+
+if __name__ == "__main__":
+    main()
