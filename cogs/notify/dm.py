@@ -417,6 +417,13 @@ class SeatDMs:
                 clicked_deal = live.deal
             if clicked_deal is not None and clicked_deal != content.deal:
                 return  # the next hand began meanwhile: the update finishes this one
+            if not same and clicked is not None and live.finished and live.deal == content.deal:
+                # The hand's end already shows in the live message, and a finished message
+                # stays for good: the clicked prompt (one it replaced, answered late) is not
+                # made a second one; it goes, as every replaced prompt does.
+                if (clicked.channel.id, clicked.id) not in live.replaced:
+                    self._replaced(table, seat, live, clicked)
+                return
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
             picture_key = content.picture.key if content.picture else None
             if not same or picture_key != live.picture_key:

@@ -177,3 +177,38 @@ async def test_a_finished_hands_message_is_never_deleted_by_a_delete_scheduled_b
     await dms._delete(live, finished)
     assert not finished.deleted
     await pacer.close()
+
+
+async def test_a_click_on_an_old_prompt_after_the_hand_ended_leaves_one_finished_message() -> None:
+    """A click on the seat's prompt, answered late (a loaded machine: the gateway 41 s
+    behind in a CI run); meanwhile a newer prompt replaced it and the hand ended in that
+    one. The answer must not make the clicked prompt a second "is over" message, which,
+    being finished, would never be deleted (seen in CI: 17 finished DMs for 16 hands)."""
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    over = SeatContent(
+        text="Hand 1 is over.", wall="", view=None, picture=None, deal=1, finished=True
+    )
+    dms.content = lambda table, seat: over  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+    replaced = await channel.send(content="hand 1: your turn (move 3)")
+    live = dms.live[(1, 0)] = LiveDM(5, deal=1)
+    live.remember(replaced.id, 1)
+    live.message = await channel.send(content=over.content)
+    live.remember(live.message.id, 1)
+    live.key = over.key
+    live.set_finished(True)
+
+    click = Click(replaced)
+    click.answered.set()
+    await dms.answer(click, table, 0)  # type: ignore[arg-type]
+    await pacer.drain()
+
+    finished = [m for m in channel.messages if not m.deleted and "is over" in m.content]
+    assert [m.id for m in finished] == [live.message.id]
+    assert replaced.id not in live.kept
+    assert replaced.deleted  # replaced, it goes
+    await pacer.close()
