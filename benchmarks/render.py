@@ -240,6 +240,24 @@ def many_tables(tables: int = 40) -> None:
         f" median {statistics.median(costs) * 1000:.2f} ms, mean"
         f" {statistics.mean(costs) * 1000:.2f} ms"
     )
+    # What benchmarks/bot.py's P lines have the pool draw at 200 tables with two members a
+    # table: half a DM picture a move (each member's every fourth move, coalesced) and a
+    # channel table every sixth move.
+    costs = []
+    for move in range(0, longest, 2):
+        for states in hands:
+            if move >= len(states):
+                continue
+            state = states[move]
+            start = time.process_time()
+            render_seat_table(game_view(state, (move // 2) % 2), NAMES)
+            if move % 6 == 0:
+                render_table(game_view(state, None), NAMES)
+            costs.append(time.process_time() - start)
+    print(
+        f"bot's mix: {tables} tables, a member's DM every 2nd move, the channel every 6th:"
+        f" CPU per move {sum(costs) / len(costs) / 2 * 1000:.2f} ms"
+    )
 
 
 if __name__ == "__main__":
