@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from bot.rules.game.view import TableView
 from bot.rules.score import Payment, Score
 from renderer.emoji import ALL_EMOJI_TILES, emoji_name, render_tile_emoji
-from renderer.encode import palette_png, png_bytes
+from renderer.encode import png_bytes
 from renderer.hand import compose_hand
 from renderer.score_card import compose_score_card
 from renderer.table import compose_seat_table, compose_table
@@ -29,9 +29,7 @@ def render_table(
     ``names`` is indexed by physical seat. The seats run down the image in play order, from
     physical seat 0 on a public image; a viewer's image ends with the viewer and their hand.
     """
-    return palette_png(
-        compose_table(view, names, western_index=western_index, locale=locale, indexed=True)
-    )
+    return png_bytes(compose_table(view, names, western_index=western_index, locale=locale))
 
 
 def render_seat_table(
@@ -49,7 +47,7 @@ def render_seat_table(
     all hand long. ``marks`` are tiles of the hand to point out (hints). ``player`` False
     draws the seat for someone else watching it (a replay): its plate and the header name
     the seat's player instead of "You" / "Your turn". Raises ValueError for a public view."""
-    return palette_png(
+    return png_bytes(
         compose_seat_table(
             view,
             names,
@@ -57,7 +55,6 @@ def render_seat_table(
             western_index=western_index,
             locale=locale,
             player=player,
-            indexed=True,
         )
     )
 

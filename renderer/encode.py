@@ -50,19 +50,13 @@ def png_bytes(
                 colors=PALETTE_COLORS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
             )
         else:
-            return palette_png(to_palette(image), level=compress_level)
+            from renderer.palette import palette_image  # here: runnable as ``-m``
+
+            indexed = image.quantize(palette=palette_image(), dither=Image.Dither.NONE)
+            return palette_png(indexed, level=compress_level)
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=compress_level)
     return out.getvalue()
-
-
-def to_palette(image: Image.Image) -> Image.Image:
-    """An RGB image mapped onto the fixed palette, pixel by pixel (no dithering: a pixel's
-    index depends on its colour alone, so parts mapped apart and pasted together give the
-    same image as the whole mapped at once; ``renderer/table.py`` keeps its blocks so)."""
-    from renderer.palette import palette_image  # here: runnable as ``-m``
-
-    return image.quantize(palette=palette_image(), dither=Image.Dither.NONE)
 
 
 def palette_png(image: Image.Image, *, level: int = COMPRESS_LEVEL) -> bytes:

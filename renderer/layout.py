@@ -74,9 +74,6 @@ class Scene:
 
     image: Image.Image
     index: bool = True
-    # Where the image's top-left corner lies on the picture the frames place tiles on (a
-    # part of a picture drawn alone): tiles are placed as on the whole, then moved.
-    origin: tuple[int, int] = (0, 0)
     _sprites: list[tuple[int, int, int, Image.Image]] = field(default_factory=list)
     _outlines: list[tuple[Rect, Color, int]] = field(default_factory=list)
 
@@ -91,8 +88,6 @@ class Scene:
         """Queue a tile laid in a frame; returns the rectangle of its face on the image."""
         rotation = (frame.rotation + (90 if item.sideways else 0)) % 360
         rect = frame.rect(item.u, item.v, item.du, item.dv)
-        if self.origin != (0, 0):
-            rect = (rect[0] - self.origin[0], rect[1] - self.origin[1], rect[2], rect[3])
         sprite = tile_sprite(item.tile, item.width, rotation, self.index, item.dim)
         self.sprite(sprite, rect[0], rect[1])
         if item.outline is not None:

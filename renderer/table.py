@@ -27,12 +27,9 @@ from bot.i18n.moves import move_words
 from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
 from renderer import stamps, style
-from renderer.encode import to_palette
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, drawable, font, like
 from renderer.glyphs import WIND_GLYPHS
 from renderer.layout import Frame, Placed, Rect, Scene, ellipsize, fit_lines
-from renderer.palette import palette_image
-from renderer.recent import Recent
 from renderer.rows import concealed_tiles
 from renderer.style import Color
 from renderer.table_layout import (
@@ -275,10 +272,6 @@ def _block_picture(
 @lru_cache(maxsize=48)
 def _draw_block(pic: BlockPicture) -> Image.Image:
     """A seat's block, drawn once for all the pictures that show it alike."""
-    return _block_image(pic)
-
-
-def _block_image(pic: BlockPicture) -> Image.Image:
     fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
     outline = style.GOLD if pic.turn else style.FELT_LINE
     image = stamps.rounded_box(pic.size, 10, fill, outline, 4 if pic.turn else 1, style.FELT).copy()
@@ -352,84 +345,28 @@ def _pointer(d: ImageDraw.ImageDraw, x: float, y: float, text: str) -> None:
     _text(d, (x + 17, y), text, font(BOLD, 16), fill=style.GOLD)
 
 
-@dataclass(frozen=True, slots=True)
-class HandPicture:
-    """Everything a seat's table shows under the blocks: the viewer's hand and sets, the
-    drawn tile's place and the hint marks (the key of kept hand areas: it changes only with
-    the viewer's own moves, not with the others')."""
-
-    top: int  # the area's first row on the picture
-    size: tuple[int, int]
-    slot: Rect
-    hand_width: int
-    tiles: tuple[TileBox, ...]
-    marks: frozenset[int]
-    drawn: str
-    index: bool
-
-
-@dataclass(frozen=True, slots=True)
-class HeadPicture:
-    """The header with the latest discard drawn large on it."""
-
-    header: HeaderPicture
-    latest: tuple[TileBox, ...]
-    index: bool
-
-
-def _hand_picture(
-    layout: TableLayout, marks: frozenset[int], index: bool, locale: str
-) -> HandPicture | None:
-    if layout.hand is None or layout.drawn_slot is None:
-        return None
-    top = layout.hand[1]
-    tiles = tuple(t for t in layout.extra if t.role != "latest")
-    return HandPicture(
-        top=top,
-        size=(layout.width, layout.height - top),
-        slot=layout.drawn_slot,
-        hand_width=layout.hand_width,
-        tiles=tiles,
-        marks=frozenset(t.tile for t in tiles if t.tile in marks),
-        drawn=_(locale, "drawn"),
-        index=index,
-    )
-
-
-def _draw_hand(pic: HandPicture) -> Image.Image:
-    """The hand area, its rows alone (``pic.top`` is its first row on the picture)."""
-    image = Image.new("RGB", pic.size, style.FELT)
-    scene = Scene(image, index=pic.index, origin=(0, pic.top))
-    d = scene.draw
-    sx, sy, sw, sh = pic.slot
-    sy -= pic.top
+def _draw_hand_area(
+    d: ImageDraw.ImageDraw,
+    view: TableView,
+    layout: TableLayout,
+    marks: frozenset[int],
+    locale: str = FALLBACK,
+) -> None:
+    assert layout.hand is not None and layout.drawn_slot is not None
+    sx, sy, sw, sh = layout.drawn_slot
+    drawn = _(locale, "drawn")
     # On its baseline, 3 px over the slot: 18 px lie between the block above and the slot,
-    # and a line's full height (anchor "md") reached into the block's frame.
-    _text(d, (sx + sw / 2, sy - 3), pic.drawn, font(REGULAR, 14), fill=style.TEXT_DIM, anchor="ms")
-    if not any(t.role == "drawn" for t in pic.tiles):
+    # and a line's full height (anchor "md") reached 1-3 px into the block's frame.
+    _text(d, (sx + sw / 2, sy - 3), drawn, font(REGULAR, 14), fill=style.TEXT_DIM, anchor="ms")
+    if not any(t.role == "drawn" for t in layout.extra):
         d.rounded_rectangle(
             (sx, sy, sx + sw - 1, sy + sh - 1), radius=sw // 6, outline=style.FELT_LINE, width=2
         )
-    hw = pic.hand_width
-    for box in pic.tiles:
-        if box.role in ("hand", "drawn") and box.tile in pic.marks:
+    hw = layout.hand_width
+    for box in layout.extra:
+        if box.role in ("hand", "drawn") and box.tile in marks:
             x, y, w, h = box.rect
-            _mark(d, x, y - pic.top + h + depth(hw) + 2, w)
-    for box in pic.tiles:
-        scene.tile(TOP_LEFT, _placed(box))
-    scene.flush()
-    return image
-
-
-def _draw_head(pic: HeadPicture) -> Image.Image:
-    """The header's rows: the header and the latest discard on it."""
-    image = Image.new("RGB", (WIDTH, HEADER_H), style.FELT)
-    image.paste(_draw_header(pic.header), (0, 0))
-    scene = Scene(image, index=pic.index)
-    for box in pic.latest:
-        scene.tile(TOP_LEFT, _placed(box))
-    scene.flush()
-    return image
+            _mark(d, x, y + h + depth(hw) + 2, w)
 
 
 def _mark(d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
@@ -448,85 +385,36 @@ def compose(
     marks: frozenset[int] = frozenset(),
     locale: str = FALLBACK,
     player: bool = True,
-    indexed: bool = False,
 ) -> Image.Image:
     """The channel table (``view.viewer`` None) or that seat's table, its words in
     ``locale`` (the server's for the channel, the member's for a DM). A seat's table speaks
     to its ``player`` ("You", "Your turn"); with ``player`` False it is the seat watched by
-    someone else (a replay from another member's seat) and names the seat instead.
-
-    The picture is put together from parts that lie side by side (the header's rows, each
-    seat's block, the hand's rows, felt between them), each drawn alone. ``indexed``: mapped
-    onto the fixed palette (a ``P`` image, what the bot sends), the parts kept so mapped
-    between pictures (``_kept_parts``); the mapping is per pixel, so the picture is the RGB
-    one mapped whole (``tests/test_indexed_tables.py``)."""
+    someone else (a replay from another member's seat) and names the seat instead."""
     layout = layout_table(view)
-    head = HeadPicture(
-        _header_picture(view, names, layout, locale, player),
-        tuple(t for t in layout.extra if t.role == "latest"),
-        western_index,
-    )
-    hand = _hand_picture(layout, marks, western_index, locale)
+    image = Image.new("RGB", (layout.width, layout.height), style.FELT)
+    scene = Scene(image, index=western_index)
+    d = scene.draw
+    image.paste(_draw_header(_header_picture(view, names, layout, locale, player)), (0, 0))
     seats = {s.seat: s for s in view.seats}
     to_play = _to_play(view)
-    blocks = []
     for block in layout.blocks:
+        seat = seats[block.seat]
         name = _name(names, block.seat, locale)
         turn = block.seat == to_play
-        pic = _block_picture(
-            view, seats[block.seat], block, name, turn, western_index, locale, player
-        )
-        blocks.append((pic, block.region[:2]))
-    size = (layout.width, layout.height)
-    if not indexed:
-        image = Image.new("RGB", size, style.FELT)
-        image.paste(_draw_head(head), (0, 0))
-        if hand is not None:
-            image.paste(_draw_hand(hand), (0, hand.top))
-        for pic, at in blocks:
-            image.paste(_draw_block(pic), at)
-        return image
-    out = Image.new("P", size, _felt_index())
-    out.putpalette(palette_image().getpalette() or [])
-    out.paste(_kept(head, _draw_head), (0, 0))
-    if hand is not None:
-        out.paste(_kept(hand, _draw_hand), (0, hand.top))
-    for pic, at in blocks:
-        out.paste(_kept(pic, _block_image), at)
-    return out
-
-
-# Parts mapped onto the palette (1 byte a pixel: ~110 KB a block), for the pictures the bot
-# sends. Pictures of one table drawn close together share most of their parts: two members
-# asked to claim the same discard, the next seat's prompt after a pass, the other member's
-# DM after a move (all but the viewer's own block and hand are alike). Kept while asked for,
-# let go after 10 s unused: a quiet bot keeps next to nothing, a busy one at most ~45 MB a
-# drawing process (where an LRU cache of 48 RGB blocks held 16 MB for good).
-PARTS_KEPT_SECONDS = 10.0
-PARTS_KEPT_MOST = 400
-_kept_parts: Recent[Any, Image.Image] = Recent(PARTS_KEPT_SECONDS, PARTS_KEPT_MOST)
-
-
-def _kept(pic: Any, draw: Any) -> Image.Image:
-    return _kept_parts.get(pic, lambda: to_palette(draw(pic)))
-
-
-@lru_cache(maxsize=1)
-def _felt_index() -> int:
-    index = to_palette(Image.new("RGB", (1, 1), style.FELT)).getpixel((0, 0))
-    assert isinstance(index, int)
-    return index
+        pic = _block_picture(view, seat, block, name, turn, western_index, locale, player)
+        image.paste(_draw_block(pic), block.region[:2])
+    if layout.hand is not None:
+        _draw_hand_area(d, view, layout, marks, locale)
+    for box in layout.extra:
+        scene.tile(TOP_LEFT, _placed(box))
+    scene.flush()
+    return image
 
 
 def compose_table(
-    view: TableView,
-    names: Sequence[str],
-    *,
-    western_index: bool,
-    locale: str = FALLBACK,
-    indexed: bool = False,
+    view: TableView, names: Sequence[str], *, western_index: bool, locale: str = FALLBACK
 ) -> Image.Image:
-    return compose(view, names, western_index=western_index, locale=locale, indexed=indexed)
+    return compose(view, names, western_index=western_index, locale=locale)
 
 
 def compose_seat_table(
@@ -537,16 +425,9 @@ def compose_seat_table(
     western_index: bool,
     locale: str = FALLBACK,
     player: bool = True,
-    indexed: bool = False,
 ) -> Image.Image:
     if view.viewer is None:
         raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
     return compose(
-        view,
-        names,
-        western_index=western_index,
-        marks=marks,
-        locale=locale,
-        player=player,
-        indexed=indexed,
+        view, names, western_index=western_index, marks=marks, locale=locale, player=player
     )
