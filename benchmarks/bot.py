@@ -304,6 +304,11 @@ class Trace:
     drawings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, lane, s)
     drawn: list[tuple[float, str, bool]] = field(default_factory=list)  # (t, lane, wasted)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
+    # (table, seat, when it finished) -> when the request that showed a move began
+    sent: dict[tuple[int, int | None, float], float] = field(default_factory=dict)
+    # per DM sample: (its staleness, the seconds of it in the request that showed it)
+    dm_in_flight: list[tuple[float, float]] = field(default_factory=list)
+    _last_when: float = 0.0
 
     def acks_in(self, begin: float, end: float) -> list[float]:
         """The bot's own part (ms) of each acknowledgement sent in [begin, end]."""
@@ -356,9 +361,11 @@ class Trace:
                 trace.acks.append((float(parts[2]), float(parts[1])))
             elif parts[0] == "G" and len(parts) == 6:
                 trace.gc_pauses.append((float(parts[3]), float(parts[2]), float(parts[4])))
-            elif parts[0] == "R" and len(parts) == 6:
+            elif parts[0] == "R" and len(parts) in (6, 7):
                 seat = None if parts[2] == "-" else int(parts[2])
                 trace.shown[(int(parts[1]), seat)].append((float(parts[4]), int(parts[3])))
+                if len(parts) == 7:  # when the request began: the rest was Discord's (the fake's)
+                    trace.sent[(int(parts[1]), seat, float(parts[4]))] = float(parts[6])
         for shown in trace.shown.values():
             shown.sort()
         return trace
@@ -383,12 +390,16 @@ class Trace:
                     dm_missed += 1
                 else:
                     dm.append(delay)
+                    began = self.sent.get((table_id, seat, self._last_when))
+                    if began is not None:
+                        self.dm_in_flight.append((delay, min(delay, self._last_when - began)))
         return table, dm, table_missed, dm_missed
 
     def _first(self, table_id: int, seat: int | None, at: float, move: int) -> float | None:
         shown = self.shown.get((table_id, seat), [])
         for when, showed in shown[bisect.bisect_left(shown, (at, -1)) :]:
             if showed >= move:
+                self._last_when = when
                 return when - at
         return None
 
@@ -515,6 +526,11 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         dm_staleness_p50_s=_round(percentile(dm, 50)),
         dm_staleness_p99_s=_round(percentile(dm, 99)),
         dm_staleness_max_s=_round(max(dm, default=float("nan"))),
+        # Of each DM sample, the time its request spent with Discord (here the fake, which
+        # shares the machine): the rest is the bot's (waiting to draw, drawing, pacing).
+        dm_in_request_p50_s=_round(percentile([f for _, f in trace.dm_in_flight], 50)),
+        dm_in_request_p99_s=_round(percentile([f for _, f in trace.dm_in_flight], 99)),
+        dm_before_request_p99_s=_round(percentile([d - f for d, f in trace.dm_in_flight], 99)),
         dm_never_shown=dm_missed,
         table_staleness_p50_s=_round(percentile(table, 50)),
         table_staleness_p99_s=_round(percentile(table, 99)),
@@ -774,7 +790,9 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
         )
         print(
             f"  DM staleness: p50 {r['dm_staleness_p50_s']} s  p99 {r['dm_staleness_p99_s']} s  "
-            f"max {r['dm_staleness_max_s']} s  (never shown: {r['dm_never_shown']})"
+            f"max {r['dm_staleness_max_s']} s  (never shown: {r['dm_never_shown']}); in the"
+            f" request p50 {r['dm_in_request_p50_s']} s p99 {r['dm_in_request_p99_s']} s,"
+            f" before it p99 {r['dm_before_request_p99_s']} s"
         )
         print(
             f"  table staleness: p50 {r['table_staleness_p50_s']} s  "

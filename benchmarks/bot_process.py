@@ -177,6 +177,7 @@ def instrument(trace: Trace) -> None:
         @functools.wraps(request)
         async def traced(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
             shown = SHOWN.get()
+            began = time.monotonic()
             if paced and not GRANTED.get():
                 path = route.path.replace(" ", "")
                 trace.line("U", route.method, path, f"{time.monotonic():.4f}")
@@ -185,7 +186,9 @@ def instrument(trace: Trace) -> None:
                 SHOWN.set(None)
                 table, seat, move = shown
                 where = "-" if seat is None else seat
-                trace.line("R", table, where, move, f"{time.monotonic():.4f}", route.method)
+                trace.line(
+                    "R", table, where, move, f"{time.monotonic():.4f}", route.method, f"{began:.4f}"
+                )
             return result
 
         return traced
