@@ -9,8 +9,9 @@ than that allows, so every update goes through a :class:`Pacer`:
   while the job waits replaces nothing but marks it dirty: when its turn comes it draws the
   newest state, so ten moves in a second make one edit, never ten stale ones.
 - **Per-channel budget.** At most ``per_channel`` requests in any ``window`` seconds per
-  channel; each level leaves some of it free for the levels above (:data:`KEEP`), so a
-  claim prompt is not queued behind the table's own edits nor a turn behind a DM update.
+  channel and kind (new messages, edits, deletes: Discord counts each apart); each level
+  leaves some of it free for the levels above (:data:`KEEP`), so a claim prompt is not
+  queued behind the table's own edits nor a turn behind a DM update.
 - **The global budget.** At most ``global_rate`` requests (below Discord's 50) in any
   ``global_window`` (one second), every channel together, counted like a channel's budget
   (a sliding window, not a token bucket: a full bucket plus its refill lets twice the rate
@@ -121,6 +122,8 @@ class _Job:
 
 
 _JOB: ContextVar[_Job | None] = ContextVar("job", default=None)
+# A request's route -> the channel's bucket it counts against (see ``Pacer.turn``).
+_BUCKETS = {"send": "message", "edit": "edit", "delete": "delete"}
 
 
 class Pacer:
@@ -195,8 +198,11 @@ class Pacer:
     ) -> list[float]:
         """Wait until one request to ``channel`` fits both budgets; returns the request's
         stamp (``request`` moves it to when the answer came). ``route`` is the kind of
-        request: sends and edits of messages share a channel's bucket (``per_channel`` per
-        ``window``), deletes have their own, five times as quick (Discord: 5 per 1 s).
+        request: a channel's new messages, its edits and its deletes each have a bucket of
+        their own (``per_channel`` per ``window``; deletes five times as quick, Discord's 5
+        per 1 s). Discord answers creates and edits with the same bucket header but counts
+        them apart (discord/discord-api-docs#1442, #8073: each still had ``limit - 1`` left
+        after the other); sharing one budget gave a busy DM half the room it has.
         ``counted`` False: an interaction-token request, outside the global budget."""
         return await self._turn(channel, priority, route, counted, hold=False)
 
@@ -212,7 +218,7 @@ class Pacer:
         keep: int | None = None,
     ) -> list[float]:
         loop = asyncio.get_running_loop()
-        bucket = (channel, "delete" if route == "delete" else "message")
+        bucket = (channel, _BUCKETS.get(route, "message"))
         future = loop.create_future()
         seq = job.seq if job is not None and job.seq is not None else next(self._seq)
         keep = KEEP.get(priority, 1) if keep is None else keep

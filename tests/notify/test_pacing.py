@@ -59,6 +59,23 @@ async def test_a_claim_prompt_takes_the_slot_ordinary_work_leaves() -> None:
     await pacer.close()
 
 
+async def test_a_channels_new_messages_edits_and_deletes_have_budgets_of_their_own() -> None:
+    """Discord counts a channel's creates and edits apart (the same bucket header, separate
+    counts: discord/discord-api-docs#1442, #8073), and its deletes apart again."""
+    pacer = Pacer(per_channel=5, window=60, global_rate=1000)
+    for _ in range(4):
+        await pacer.turn("dm", NORMAL)  # new messages: the channel's sends are nearly spent
+    send = asyncio.ensure_future(pacer.turn("dm", NORMAL))
+    for route in ("edit",) * 4 + ("delete",) * 4:
+        await asyncio.wait_for(pacer.turn("dm", NORMAL, route=route), timeout=5)  # at once
+    edit = asyncio.ensure_future(pacer.turn("dm", NORMAL, route="edit"))
+    await asyncio.sleep(0.05)
+    assert not send.done() and not edit.done()  # each waits for its own window
+    send.cancel()
+    edit.cancel()
+    await pacer.close()
+
+
 async def test_the_global_budget_is_served_by_priority() -> None:
     pacer = Pacer(per_channel=100, window=1, global_rate=20)
     loop = asyncio.get_running_loop()
