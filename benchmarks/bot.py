@@ -306,9 +306,6 @@ class Trace:
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
     # (table, seat, when it finished) -> when the request that showed a move began
     sent: dict[tuple[int, int | None, float], float] = field(default_factory=dict)
-    # per DM sample: (its staleness, the seconds of it in the request that showed it)
-    dm_in_flight: list[tuple[float, float]] = field(default_factory=list)
-    _last_when: float = 0.0
 
     def acks_in(self, begin: float, end: float) -> list[float]:
         """The bot's own part (ms) of each acknowledgement sent in [begin, end]."""
@@ -370,37 +367,41 @@ class Trace:
             shown.sort()
         return trace
 
-    def staleness(self, begin: float, end: float) -> tuple[list[float], list[float], int, int]:
-        """(table staleness, DM staleness, moves never shown on the table, in a DM) for the
-        moves committed in [begin, end - TAIL]."""
-        table, dm = [], []
+    def staleness(
+        self, begin: float, end: float
+    ) -> tuple[list[float], list[float], int, int, list[tuple[float, float]]]:
+        """(table staleness, DM staleness, moves never shown on the table, in a DM, and per
+        DM sample its staleness with the seconds of it spent in the request that showed it)
+        for the moves committed in [begin, end - TAIL]."""
+        table, dm, dm_in_flight = [], [], []
         table_missed = dm_missed = 0
         for table_id, move, visible, at, seats in self.moves:
             if not begin <= at <= end - TAIL:
                 continue
             if visible:
-                delay = self._first(table_id, None, at, move)
-                if delay is None:
+                when = self._shown_at(table_id, None, at, move)
+                if when is None:
                     table_missed += 1
                 else:
-                    table.append(delay)
+                    table.append(when - at)
             for seat in seats:
-                delay = self._first(table_id, seat, at, move)
-                if delay is None:
+                when = self._shown_at(table_id, seat, at, move)
+                if when is None:
                     dm_missed += 1
-                else:
-                    dm.append(delay)
-                    began = self.sent.get((table_id, seat, self._last_when))
-                    if began is not None:
-                        self.dm_in_flight.append((delay, min(delay, self._last_when - began)))
-        return table, dm, table_missed, dm_missed
+                    continue
+                delay = when - at
+                dm.append(delay)
+                began = self.sent.get((table_id, seat, when))
+                if began is not None:
+                    dm_in_flight.append((delay, min(delay, when - began)))
+        return table, dm, table_missed, dm_missed, dm_in_flight
 
-    def _first(self, table_id: int, seat: int | None, at: float, move: int) -> float | None:
+    def _shown_at(self, table_id: int, seat: int | None, at: float, move: int) -> float | None:
+        """When the first request after ``at`` that showed ``move`` (or later) finished."""
         shown = self.shown.get((table_id, seat), [])
         for when, showed in shown[bisect.bisect_left(shown, (at, -1)) :]:
             if showed >= move:
-                self._last_when = when
-                return when - at
+                return when
         return None
 
 
@@ -510,7 +511,7 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
             await bot.stop()
     trace = Trace.read(bot.trace)
     begin, end = result.pop("_begin", 0.0), result.pop("_end", 0.0)
-    table, dm, table_missed, dm_missed = trace.staleness(begin, end)
+    table, dm, table_missed, dm_missed, dm_in_flight = trace.staleness(begin, end)
     moves = sum(1 for m in trace.moves if begin <= m[3] <= end)
     seconds = result["seconds"]
     pauses = [ms for at, ms, _ in trace.gc_pauses if begin <= at <= end]
@@ -528,9 +529,9 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         dm_staleness_max_s=_round(max(dm, default=float("nan"))),
         # Of each DM sample, the time its request spent with Discord (here the fake, which
         # shares the machine): the rest is the bot's (waiting to draw, drawing, pacing).
-        dm_in_request_p50_s=_round(percentile([f for _, f in trace.dm_in_flight], 50)),
-        dm_in_request_p99_s=_round(percentile([f for _, f in trace.dm_in_flight], 99)),
-        dm_before_request_p99_s=_round(percentile([d - f for d, f in trace.dm_in_flight], 99)),
+        dm_in_request_p50_s=_round(percentile([f for _, f in dm_in_flight], 50)),
+        dm_in_request_p99_s=_round(percentile([f for _, f in dm_in_flight], 99)),
+        dm_before_request_p99_s=_round(percentile([d - f for d, f in dm_in_flight], 99)),
         dm_never_shown=dm_missed,
         table_staleness_p50_s=_round(percentile(table, 50)),
         table_staleness_p99_s=_round(percentile(table, 99)),
