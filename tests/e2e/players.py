@@ -118,6 +118,19 @@ class SimPlayer:
     _done: set[Any] = field(default_factory=set)
     _seen_table: int = -1
     _asked_at: float = 0.0
+    # Each message's controls by (id, edits): every look reads every DM, and at 200 tables
+    # parsing them again each time was a tenth of the benchmark process's CPU.
+    _controls: dict[tuple[int, int], list[Button]] = field(default_factory=dict)
+
+    def controls(self, message: Any) -> list[Button]:
+        """``move_buttons(message)``, read once per version of the message."""
+        version = (message.id, len(message.history))
+        buttons = self._controls.get(version)
+        if buttons is None:
+            if len(self._controls) > 64:
+                self._controls.clear()
+            buttons = self._controls[version] = move_buttons(message)
+        return buttons
 
     @property
     def accepted(self) -> list[Click]:
@@ -158,7 +171,7 @@ class SimPlayer:
             ack = await self.press(message, back)
             self._done.add(("back", message.id) if ack else version)
             return True
-        buttons = move_buttons(message)
+        buttons = self.controls(message)
         if not buttons:
             return False
         key = _move_key(buttons[0])
@@ -189,11 +202,11 @@ class SimPlayer:
         newest = dms[-1]
         if seat_button(newest, "back"):
             return newest
-        buttons = move_buttons(newest)
+        buttons = self.controls(newest)
         if not buttons:
             return newest
         for message in dms:
-            offered = move_buttons(message)
+            offered = self.controls(message)
             tried = ("tried", message.id, len(message.history)) in self._done
             if offered and same_move(offered[0], buttons[0]) and not tried:
                 return message

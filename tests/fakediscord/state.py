@@ -7,7 +7,6 @@ JSON payload Discord would send, so the shapes discord.py parses are defined in 
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import enum
 import secrets
@@ -286,11 +285,25 @@ def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
 INTERACTIVE_TYPES = {2, 3, 5, 6, 7, 8}
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, tuples and scalars). ``copy.deepcopy`` with
+    its memo took 8-13 % of the benchmark process's CPU at 200 tables (every message payload
+    and edit copies its components)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    if kind is tuple:
+        return tuple(copy_json(item) for item in value)
+    return value
+
+
 def stored_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Components as Discord stores and returns them: every component gets the numeric
     `id` Discord assigns (1, 2, ... in tree order, unless the sender chose one), emoji ids
     are strings and a unicode emoji has no id."""
-    out = copy.deepcopy(components)
+    out = copy_json(components)
     taken = {c["id"] for c in walk_components(out) if isinstance(c.get("id"), int)}
     next_id = 1
     for comp in walk_components(out):
@@ -379,8 +392,8 @@ class MessageRecord:
         """Freeze the current state before an edit replaces it."""
         return MessageVersion(
             content=self.content,
-            embeds=copy.deepcopy(self.embeds),
-            components=copy.deepcopy(self.components),
+            embeds=copy_json(self.embeds),
+            components=copy_json(self.components),
             attachments=list(self.attachments),
             flags=self.flags,
             edited_at=self.edited_at,
@@ -402,8 +415,8 @@ class MessageRecord:
             "mentions": [u.payload() for u in self.mentions],
             "mention_roles": [],
             "attachments": [a.payload() for a in self.attachments],
-            "embeds": copy.deepcopy(self.embeds),
-            "components": copy.deepcopy(self.components),
+            "embeds": copy_json(self.embeds),
+            "components": copy_json(self.components),
             "pinned": False,
             "type": self.type,
             "flags": self.flags,
@@ -431,9 +444,9 @@ class MessageRecord:
         if self.application_id is not None:
             data["application_id"] = str(self.application_id)
         if self.interaction_metadata is not None:
-            data["interaction_metadata"] = copy.deepcopy(self.interaction_metadata)
+            data["interaction_metadata"] = copy_json(self.interaction_metadata)
         if self.message_reference is not None:
-            data["message_reference"] = copy.deepcopy(self.message_reference)
+            data["message_reference"] = copy_json(self.message_reference)
         return data
 
 
@@ -518,7 +531,7 @@ class ChannelRecord:
             "guild_id": str(self.guild_id),
             "name": self.name,
             "position": self.position,
-            "permission_overwrites": copy.deepcopy(self.overwrites),
+            "permission_overwrites": copy_json(self.overwrites),
             "nsfw": False,
             "parent_id": str(self.parent_id) if self.parent_id else None,
             "topic": self.topic,
