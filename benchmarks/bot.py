@@ -16,6 +16,9 @@ measures for ``--seconds``:
   table message (moves the channel can see) and each member's DM (moves after which that
   member has a decision: what they are waiting for). Taken from the bot's trace
   (``bot_process.py``) of what each request showed; a move not shown by the end is counted;
+- **a click's answer**: from the bot answering a member's click (after its acknowledgement)
+  to the member's DM message showing what their move did (``SeatDMs.answer``, the edit
+  through the interaction's token), and its picture when it follows in a second edit;
 - **requests per move**, split into interaction callbacks (and their webhooks, outside
   Discord's global limit) and the rest, and the rest per second against Discord's global
   50 requests/s;
@@ -304,6 +307,8 @@ class Trace:
     drawings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, lane, s)
     drawn: list[tuple[float, str, bool]] = field(default_factory=list)  # (t, lane, wasted)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
+    answers: list[tuple[float, float]] = field(default_factory=list)  # (t, s): a click's DM
+    answer_pictures: list[tuple[float, float]] = field(default_factory=list)  # its picture
     # (table, seat, when it finished) -> when the request that showed a move began
     sent: dict[tuple[int, int | None, float], float] = field(default_factory=dict)
 
@@ -354,6 +359,10 @@ class Trace:
                 trace.drawn.append((float(parts[3]), parts[1], parts[2] == "1"))
             elif parts[0] == "U" and len(parts) == 4:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
+            elif parts[0] == "N" and len(parts) == 3:
+                trace.answers.append((float(parts[2]), float(parts[1])))
+            elif parts[0] == "M" and len(parts) == 3:
+                trace.answer_pictures.append((float(parts[2]), float(parts[1])))
             elif parts[0] == "A" and len(parts) == 3:
                 trace.acks.append((float(parts[2]), float(parts[1])))
             elif parts[0] == "G" and len(parts) == 6:
@@ -517,7 +526,13 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     pauses = [ms for at, ms, _ in trace.gc_pauses if begin <= at <= end]
     pauses_cpu = [cpu for at, _, cpu in trace.gc_pauses if begin <= at <= end]
     in_bot = trace.acks_in(begin, end)
+    answers = [took for at, took in trace.answers if begin <= at <= end]
+    pictures = [took for at, took in trace.answer_pictures if begin <= at <= end]
     result.update(
+        answer_picture_p50_s=_round(percentile(pictures, 50)),
+        answer_picture_p99_s=_round(percentile(pictures, 99)),
+        answer_p50_s=_round(percentile(answers, 50)),
+        answer_p99_s=_round(percentile(answers, 99)),
         ack_in_bot_p50_ms=_round(percentile(in_bot, 50), 1),
         ack_in_bot_p99_ms=_round(percentile(in_bot, 99), 1),
         gc_full_passes=len(pauses),
@@ -794,6 +809,11 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
             f"max {r['dm_staleness_max_s']} s  (never shown: {r['dm_never_shown']}); in the"
             f" request p50 {r['dm_in_request_p50_s']} s p99 {r['dm_in_request_p99_s']} s,"
             f" before it p99 {r['dm_before_request_p99_s']} s"
+        )
+        print(
+            f"  a click's own DM updated (the answer, after the acknowledgement): "
+            f"p50 {r['answer_p50_s']} s  p99 {r['answer_p99_s']} s; its picture, when not drawn "
+            f"yet, after that: p50 {r['answer_picture_p50_s']} s  p99 {r['answer_picture_p99_s']} s"
         )
         print(
             f"  table staleness: p50 {r['table_staleness_p50_s']} s  "
