@@ -18,7 +18,7 @@ measures for ``--seconds``:
   (``bot_process.py``) of what each request showed; a move not shown by the end is counted;
 - **a click's answer**: from the bot answering a member's click (after its acknowledgement)
   to the member's DM message showing what their move did (``SeatDMs.answer``, the edit
-  through the interaction's token), and its picture when it follows in a second edit;
+  through the interaction's token);
 - **requests per move**, split into interaction callbacks (and their webhooks, outside
   Discord's global limit) and the rest, and the rest per second against Discord's global
   50 requests/s;
@@ -308,7 +308,6 @@ class Trace:
     drawn: list[tuple[float, str, bool]] = field(default_factory=list)  # (t, lane, wasted)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
     answers: list[tuple[float, float]] = field(default_factory=list)  # (t, s): a click's DM
-    answer_pictures: list[tuple[float, float]] = field(default_factory=list)  # its picture
     # (table, seat, when it finished) -> when the request that showed a move began
     sent: dict[tuple[int, int | None, float], float] = field(default_factory=dict)
 
@@ -361,8 +360,6 @@ class Trace:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "N" and len(parts) == 3:
                 trace.answers.append((float(parts[2]), float(parts[1])))
-            elif parts[0] == "M" and len(parts) == 3:
-                trace.answer_pictures.append((float(parts[2]), float(parts[1])))
             elif parts[0] == "A" and len(parts) == 3:
                 trace.acks.append((float(parts[2]), float(parts[1])))
             elif parts[0] == "G" and len(parts) == 6:
@@ -527,10 +524,7 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     pauses_cpu = [cpu for at, _, cpu in trace.gc_pauses if begin <= at <= end]
     in_bot = trace.acks_in(begin, end)
     answers = [took for at, took in trace.answers if begin <= at <= end]
-    pictures = [took for at, took in trace.answer_pictures if begin <= at <= end]
     result.update(
-        answer_picture_p50_s=_round(percentile(pictures, 50)),
-        answer_picture_p99_s=_round(percentile(pictures, 99)),
         answer_p50_s=_round(percentile(answers, 50)),
         answer_p99_s=_round(percentile(answers, 99)),
         ack_in_bot_p50_ms=_round(percentile(in_bot, 50), 1),
@@ -812,8 +806,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
         )
         print(
             f"  a click's own DM updated (the answer, after the acknowledgement): "
-            f"p50 {r['answer_p50_s']} s  p99 {r['answer_p99_s']} s; its picture, when not drawn "
-            f"yet, after that: p50 {r['answer_picture_p50_s']} s  p99 {r['answer_picture_p99_s']} s"
+            f"p50 {r['answer_p50_s']} s  p99 {r['answer_p99_s']} s"
         )
         print(
             f"  table staleness: p50 {r['table_staleness_p50_s']} s  "

@@ -24,9 +24,8 @@ same clock as the fake's loop in the benchmark's process):
 - ``R table seat move t -``: that seat's DM was found already showing the seat's state as of
   ``move`` (nothing changed for it, so nothing was sent): shown as of ``t``;
 - ``N seconds t``: a member's click was answered in its own DM message (``SeatDMs.answer``:
-  waiting for the DM, the edit through the interaction's token) in ``seconds``;
-- ``M seconds t``: that answer's picture, not drawn yet when it went, followed ``seconds``
-  after it (drawing, the second edit through the token);
+  waiting for the DM's lock, drawing, the edit through the interaction's token) in
+  ``seconds``;
 - ``U method route t``: a request with the bot's token sent outside the notifier's pacer
   (``cogs.notify.pacing.GRANTED`` unset): it bypassed the pacer's global budget;
 - ``Q t {json}``: once a second, where the notifier's pacer stands (requests waiting per
@@ -288,19 +287,6 @@ def trace_unchanged_dms(trace: Trace) -> None:
             trace.line("N", f"{now - began:.4f}", f"{now:.4f}")
 
     dm.SeatDMs.answer = timed_answer  # type: ignore[method-assign]
-
-    picture_after = dm.SeatDMs._picture_after
-
-    @functools.wraps(picture_after)
-    async def timed_picture(self: Any, *args: Any) -> Any:
-        began = time.monotonic()
-        try:
-            return await picture_after(self, *args)
-        finally:
-            now = time.monotonic()
-            trace.line("M", f"{now - began:.4f}", f"{now:.4f}")
-
-    dm.SeatDMs._picture_after = timed_picture  # type: ignore[method-assign]
 
 
 def trace_gc(trace: Trace) -> None:

@@ -12,9 +12,8 @@ process and one first-come queue a player's claim prompt waited behind every tab
   ``(kind, args, kwargs)`` for ``renderer.render_<kind>``; the answer comes back the same way
   on its stdout. A process ends when its stdin closes, so a killed bot leaves none behind.
 - **Priority lanes** (:data:`LANES`): the acting player's DM (``"dm"``) and claim prompts
-  (``"claim"``) first, as one tier (:data:`TIER`), then a click's answer in its own DM
-  message (``"answer"``), table images (``"table"``), reveals (``"reveal"``) and look-ups
-  (``"lookup"``, the default). A free process takes the oldest
+  (``"claim"``) first, as one tier (:data:`TIER`), then table images (``"table"``), reveals
+  (``"reveal"``) and look-ups (``"lookup"``, the default). A free process takes the oldest
   job of the most urgent tier, except that of every :data:`SHARE` drawings started while
   less urgent work waits, one is the oldest job waiting in any lane.
   Strict priority starved the table images completely once the DM lane was never empty
@@ -70,15 +69,12 @@ except ImportError:  # not on Windows: pipes keep their size there
 log = logging.getLogger(__name__)
 
 KINDS = frozenset({"table", "seat_table", "hand", "score_card", "tile_emoji"})
-LANES = ("dm", "claim", "answer", "table", "reveal", "lookup")
+LANES = ("dm", "claim", "table", "reveal", "lookup")
 # Lanes of one tier share it, the oldest job first. The seat to play and the seats asked to
 # claim are one tier: with the DM lane strictly first, claim prompts (their window closes in
 # seconds) waited for the rare moment it was empty, 11.8 s at p50 at 200 tables on a busy
 # machine (``benchmarks/bot.py``), most of a 15 s window.
-# A click answered in its own DM message ("answer") comes next: the member sees what their
-# move did, but a prompt must not wait behind it (in the DM lane, the answers doubled that
-# tier's work at 200 tables, and prompts waited for them).
-TIER = {"dm": 0, "claim": 0, "answer": 1, "table": 2, "reveal": 3, "lookup": 4}
+TIER = {"dm": 0, "claim": 0, "table": 1, "reveal": 2, "lookup": 3}
 MAX_PROCESSES = 8
 # Drawings handed to a process at once: it draws the next while the bot's loop, busy at 200
 # tables, gets round to reading the last answer. With one at a time each drawing waited a

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.drawing import DrawingFailed
 from bot.i18n import _, member_locale
 from bot.rules.game import GAME_OVER, HAND_OVER
 from cogs.notify.let_go import LetGo
@@ -45,10 +44,6 @@ log = logging.getLogger(__name__)
 DM_CLOSED = 50007
 WATCH_GAPS = 8  # a watching seat's DM is updated at most every 8 gaps (2 s at the real pace)
 PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
-# Seconds a click's answer waits for its picture before it goes without it (the picture then
-# follows in a second edit): at 200 tables the drawing pool took p50 0.7 s for answers, and the
-# DM's lock, held meanwhile, kept the seat's next prompt waiting (DM staleness p99 1.8 s).
-ANSWER_PICTURE_WAIT = 0.25
 
 
 def priority_of(content: SeatContent) -> int:
@@ -410,10 +405,6 @@ class SeatDMs:
             return
         clicked = interaction.message
         old = None
-        # An update of this DM waiting for its picture or its turn (a watching seat's, at the
-        # table level) holds the lock: it gives way, and finds the DM already showing its
-        # state after (p50 5.2 s for a click's answer at 200 tables before).
-        self.pacer.give_way(("dm", table.id, seat))
         async with live.lock:
             content = self.content(table, seat)
             same = (
@@ -435,23 +426,11 @@ class SeatDMs:
                 return
             kwargs: dict[str, Any] = {"content": content.content, "view": content.view}
             picture_key = content.picture.key if content.picture else None
-            owner = ("dm", table.id, seat)
-            follows = None  # the picture, when it is not drawn yet: it follows in a second edit
             if not same or picture_key != live.picture_key:
-                if content.picture is None:
-                    kwargs["attachments"] = []
-                else:
-                    drawing = asyncio.ensure_future(
-                        self.pictures.drawn(content.picture, lane="answer", owner=owner)
-                    )
-                    # A picture drawn in time goes with the answer (one edit); else the text
-                    # and controls go now and the picture follows.
-                    await asyncio.wait({drawing}, timeout=ANSWER_PICTURE_WAIT)
-                    if drawing.done() and not drawing.cancelled() and not drawing.exception():
-                        png = drawing.result()
-                        kwargs["attachments"] = [self.pictures.attachment(content.picture, png)]
-                    else:
-                        follows = drawing
+                file = await self.pictures.file(
+                    content.picture, lane="dm", owner=("dm", table.id, seat)
+                )
+                kwargs["attachments"] = [file] if file is not None else []
             try:
                 async with self.pacer.request(
                     ("token", interaction.id), URGENT, route="edit", counted=False
@@ -459,67 +438,22 @@ class SeatDMs:
                     await interaction.edit_original_response(**kwargs)
                 self.reached(table, seat, content)
             except discord.NotFound:
-                _drop(follows)
                 return  # the clicked message was replaced meanwhile by a newer prompt
             except (discord.HTTPException, aiohttp.ClientError) as exc:
                 # The move itself is stored; only its answer is lost (the bot stopping, a
                 # dropped connection): the next change of the seat brings the DM up to date.
                 log.info("could not answer a click of table %s: %r", table.id, exc)
-                _drop(follows)
                 return
             if not same and live.message is not None and live.deal == content.deal:
                 old = None if live.finished else live.message
             if clicked is not None:
                 live.message = clicked
                 live.remember(clicked.id, content.deal)
-            if follows is not None:
-                # The message still shows its old picture (unknown: one it was not live for).
-                picture_key = live.picture_key if same else None
             live.deal, live.key, live.picture_key = content.deal, content.key, picture_key
             live.prompt_id = content.prompt_id or live.prompt_id
             live.set_finished(content.finished)
         if old is not None:
             self._replaced(table, seat, live, old)
-        if follows is not None:
-            self.pacer.spawn(
-                self._picture_after(interaction, live, content, follows),
-                f"answer-picture-{table.id}-{seat}",
-            )
-
-    async def _picture_after(
-        self,
-        interaction: discord.Interaction,
-        live: LiveDM,
-        content: SeatContent,
-        drawing: asyncio.Future[bytes],
-    ) -> None:
-        """The picture of a click's answer, in a second edit through the click's token (free
-        too): the text and controls went at once, so the member sees what their move did
-        without waiting for the drawing pool, and the DM's lock is not held while it draws
-        (a prompt of the seat waited for the answer's drawing: DM staleness p99 1.8 s at 200
-        tables). Skipped when a newer update of the DM came meanwhile: it brings its own."""
-        assert content.picture is not None
-        clicked = interaction.message
-        try:
-            png = await drawing
-        except DrawingFailed as exc:
-            log.info("could not draw a click's picture: %s", exc)
-            return
-        async with live.lock:
-            if clicked is None or live.message is None or live.message.id != clicked.id:
-                return
-            if live.key != content.key:
-                return
-            file = self.pictures.attachment(content.picture, png)
-            try:
-                async with self.pacer.request(
-                    ("token", interaction.id), URGENT, route="edit", counted=False
-                ):
-                    await interaction.edit_original_response(attachments=[file])
-            except (discord.HTTPException, aiohttp.ClientError) as exc:
-                log.info("could not show a click's picture: %r", exc)
-                return
-            live.picture_key = content.picture.key
 
     # -- users and DM channels, kept for seated members --------------------------------------
     async def _dm_channel(self, user_id: int) -> discord.DMChannel:
@@ -555,14 +489,6 @@ class SeatDMs:
         self.hand_over_at.pop(table.id, None)
         for key in [k for k in self.notes if k[0] == table.id]:
             del self.notes[key]
-
-
-def _drop(drawing: asyncio.Future[bytes] | None) -> None:
-    """Give up a picture nobody will show (its drawing is dropped if it has not started)."""
-    if drawing is not None and not drawing.done():
-        drawing.cancel()
-    elif drawing is not None and not drawing.cancelled():
-        drawing.exception()  # retrieved: a failed drawing of a lost answer is no error
 
 
 def _keep(priority: int) -> int | None:

@@ -118,7 +118,6 @@ class _Job:
     last: float = -1e9
     asked: asyncio.Event = field(default_factory=asyncio.Event)  # set when asked again
     newer: asyncio.Event = field(default_factory=asyncio.Event)  # asked again, urgently
-    gave_way: bool = False  # to work that shows its state by other means (``give_way``)
     seq: int | None = None  # its place in the queue, kept when it gave way to a newer state
 
 
@@ -448,14 +447,12 @@ class Pacer:
             job.dirty = False
             job.asked.clear()
             job.newer.clear()
-            job.gave_way = False
             last, job.last = job.last, loop.time()
             token = _JOB.set(job)
             try:
                 await job.work()
             except Superseded:
-                if not job.gave_way:
-                    job.last = last  # nothing was sent: the newer state goes without a gap
+                job.last = last  # nothing was sent: the newer state goes without a gap
             except Exception as exc:
                 if self.shutting_down:
                     log.info("updating %s stopped by the shut-down: %s", key, exc)
@@ -465,22 +462,6 @@ class Pacer:
                 _JOB.reset(token)
         if self._jobs.get(key) is job and not job.dirty:
             del self._jobs[key]
-
-    def give_way(self, key: Hashable) -> None:
-        """The running job ``key``'s request waiting for its turn with ``supersede``, or its
-        drawing (:meth:`unless_newer`), gives way now, for work that shows the newest state
-        by other means and needs what the job holds meanwhile: a click answered in its DM
-        message waits for the DM's lock, which a watching seat's update holds while it waits
-        for its picture and its turn at the table level (p50 5.2 s, p99 11.3 s at 200 tables,
-        ``benchmarks/bot.py``). The job runs again after its gap (it was the newest state:
-        if nothing changed since, it finds nothing to send)."""
-        job = self._jobs.get(key)
-        if job is None or job.task is None or job.task.done():
-            return
-        job.dirty = True
-        job.gave_way = True
-        job.asked.set()
-        job.newer.set()
 
     def forget(self, prefix: tuple[Any, ...], *, running: bool = False) -> None:
         """Drop the waiting jobs whose key starts with ``prefix`` (a table that closed);

@@ -54,13 +54,6 @@ class Pictures:
             self._last[owner] = (picture.key, png)
         return png
 
-    def ready(self, picture: Picture | None, *, owner: Hashable = None) -> bytes | None:
-        """The picture's PNG if ``owner``'s last picture is this one (nothing to draw)."""
-        cached = self._last.get(owner) if owner is not None and picture is not None else None
-        if cached is not None and picture is not None and cached[0] == picture.key:
-            return cached[1]
-        return None
-
     def _let_go(self, owner: Hashable) -> bool:
         """Whether ``owner`` (kind, table, ...) belongs to a table let go of meanwhile."""
         return isinstance(owner, tuple) and len(owner) > 1 and owner[1] in self.let_go
