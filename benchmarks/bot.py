@@ -15,7 +15,9 @@ measures for ``--seconds``:
 - **staleness**: from a move's commit to the request that shows it finishing: the channel's
   table message (moves the channel can see) and each member's DM (moves after which that
   member has a decision: what they are waiting for). Taken from the bot's trace
-  (``bot_process.py``) of what each request showed; a move not shown by the end is counted;
+  (``bot_process.py``) of what each request showed, and of each DM the notifier found
+  already showing a move (nothing changed for that seat: shown from then); a move not shown
+  by the end is counted;
 - **a click's answer**: from the bot answering a member's click (after its acknowledgement)
   to the member's DM message showing what their move did (``SeatDMs.answer``, the edit
   through the interaction's token);
