@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import re
 import secrets
 import time
@@ -49,6 +48,7 @@ from .state import (
     RoleRecord,
     TimelineEntry,
     UserRecord,
+    copy_json,
     iso_now,
     stored_components,
 )
@@ -619,7 +619,7 @@ class FakeDiscord:
         out: list[dict[str, Any]] = []
         errors: list[str] = []
         for embed in embeds:
-            embed = copy.deepcopy(embed)
+            embed = copy_json(embed)
             embed.setdefault("type", "rich")
             for key in ("image", "thumbnail"):
                 media = embed.get(key) or {}
