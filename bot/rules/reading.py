@@ -45,8 +45,73 @@ class Reading(NamedTuple):
     special: str | None = None
 
 
+# What a hand is made of, as bits: a suit used (1 << suit), honours, middle numbers (2-8 of a
+# suit), terminals (1 and 9 of a suit). A hand's bits are those of its concealed parts (kept
+# with each part's readings) or'd with its declared melds'; _FLAG_FACTS turns them into the
+# Facts' flags in one look-up.
+_HONOURS, _SIMPLES, _TERMINALS = 8, 16, 32
+
+
+def _tile_bits(tile: int) -> int:
+    if tile >= 27:
+        return _HONOURS
+    return 1 << (tile // 9) | (_TERMINALS if tile % 9 in (0, 8) else _SIMPLES)
+
+
+def _pattern_bits(pattern: Sequence[int], start: int) -> int:
+    bits = 0
+    for index, count in enumerate(pattern):
+        if count:
+            bits |= _tile_bits(start + index)
+    return bits
+
+
 _ZERO7 = (0,) * 7
 _ZERO9 = (0,) * 9
+
+
+def _counts_bits(b: tuple[int, ...]) -> int:
+    """The bits of a whole hand's 34 counts, by slices (a losing hand's, or one whose parts
+    do not all divide)."""
+    return (
+        (b[0:9] != _ZERO9)
+        | (b[9:18] != _ZERO9) << 1
+        | (b[18:27] != _ZERO9) << 2
+        | (b[27:34] != _ZERO7) << 3
+        | (b[1:8] != _ZERO7 or b[10:17] != _ZERO7 or b[19:26] != _ZERO7) << 4
+        | bool(b[0] or b[8] or b[9] or b[17] or b[18] or b[26]) << 5
+    )
+
+
+_TILE_BITS = tuple(_tile_bits(tile) for tile in range(N_KINDS))
+# A chow's three tiles (indexed by its lowest tile, as far as a chow's tiles are tiles at all).
+_CHOW_BITS = tuple(
+    _tile_bits(tile) | _tile_bits(tile + 1) | _tile_bits(tile + 2) for tile in range(N_KINDS - 2)
+)
+
+
+def _flag_facts(
+    bits: int,
+) -> tuple[tuple[bool, bool, bool], bool, bool, bool, bool, bool, bool, bool]:
+    """suits, has_honours, all_honours, one_suit, one_suit_with_honours, no_simples,
+    terminals_only, all_simples, as Facts holds them."""
+    suits = (bool(bits & 1), bool(bits & 2), bool(bits & 4))
+    n_suits = sum(suits)
+    honours = bool(bits & _HONOURS)
+    no_simples = not bits & _SIMPLES
+    return (
+        suits,
+        honours,
+        honours and not n_suits,
+        n_suits == 1 and not honours,
+        n_suits == 1 and honours,
+        no_simples,
+        no_simples and not honours,
+        not honours and not bits & _TERMINALS and n_suits > 0,
+    )
+
+
+_FLAG_FACTS = tuple(_flag_facts(bits) for bits in range(64))
 # Tiles a declared meld counts for in a hand's size: a kong counts as three (Pung Chow p.24).
 _COUNTED = {Kind.CHOW: 3, Kind.PUNG: 3, Kind.KONG: 3, Kind.PAIR: 2}
 _CHOW, _PUNG, _PAIR = Kind.CHOW, Kind.PUNG, Kind.PAIR
@@ -55,8 +120,10 @@ _CHOW, _PUNG, _PAIR = Kind.CHOW, Kind.PUNG, Kind.PAIR
 class Facts:
     """What every reading of one hand shares, computed once: the counts of the concealed tiles
     and of all the player's tiles, the hand's size as the texts count it (``tile_count``),
-    whether a flower or season was given among the concealed tiles (``stray``), and what the
-    tiles are made of (one suit, honours, middle numbers)."""
+    whether a flower or season was given among the concealed tiles (``stray``), whether any
+    kind is held more than four times (``too_many``), what the tiles are made of (one suit,
+    honours, middle numbers), and, for a winning hand, its concealed parts' readings
+    (``parts``: three suits and the honours, None when one of them does not divide)."""
 
     __slots__ = (
         "_unique_wait",
@@ -69,58 +136,89 @@ class Facts:
         "no_simples",
         "one_suit",
         "one_suit_with_honours",
+        "parts",
         "stray",
         "suits",
         "terminals_only",
         "tile_count",
+        "too_many",
         "win",
     )
 
     def __init__(self, hand: Hand, win: Win | None = None) -> None:
-        # counts_of and Meld.tiles, written out: this runs once per hand scored.
+        # counts_of and Meld.tiles, written out: this runs once per hand scored. A flower or
+        # season held in hand (a stray, refused by check_hand) is the rare case: counted apart.
+        tiles = hand.concealed
         concealed = [0] * N_KINDS
         stray = False
-        for tile in hand.concealed:
-            if tile < N_KINDS:
+        try:
+            for tile in tiles:
                 concealed[tile] += 1
-            else:
-                stray = True
+        except IndexError:
+            concealed = [0] * N_KINDS
+            for tile in tiles:
+                if tile < N_KINDS:
+                    concealed[tile] += 1
+                else:
+                    stray = True
         self.concealed = concealed
         self.stray = stray
+        self.win = win
+        self.flowers = hand.flowers
+        parts = None
+        t = tuple(concealed)
+        if win is not None:
+            # The part look-ups the readings need, made once here: a part that divides also
+            # holds its tile bits, and no kind in it is held more than four times.
+            c0, c1, c2, c3 = _PART_READINGS
+            r0 = c0.get(t[0:9]) or _part_readings(t[0:9], 0)
+            r1 = c1.get(t[9:18]) or _part_readings(t[9:18], 1)
+            r2 = c2.get(t[18:27]) or _part_readings(t[18:27], 2)
+            r3 = c3.get(t[27:34]) or _part_readings(t[27:34], 3)
+            if r0 is not None and r1 is not None and r2 is not None and r3 is not None:
+                parts = (r0, r1, r2, r3)
+                bits = r0.bits | r1.bits | r2.bits | r3.bits
+                too_many = False
+        self.parts = parts
+        if parts is None:
+            bits = _counts_bits(t)
+            too_many = max(t) > 4
         melds = hand.melds
-        size = len(hand.concealed)
+        size = len(tiles)
         if melds:
+            # Counts only grow here, so a kind over four is seen as its last meld is added.
             counts = concealed.copy()
             for meld in melds:
                 tile, kind = meld.tile, meld.kind
-                size += _COUNTED[kind]
                 if kind is _CHOW:
+                    size += 3
                     counts[tile] += 1
                     counts[tile + 1] += 1
                     counts[tile + 2] += 1
+                    if counts[tile] > 4 or counts[tile + 1] > 4 or counts[tile + 2] > 4:
+                        too_many = True
+                    bits |= _CHOW_BITS[tile]
                 else:
+                    size += _COUNTED[kind]
                     counts[tile] += 2 if kind is _PAIR else 3 if kind is _PUNG else 4
+                    if counts[tile] > 4:
+                        too_many = True
+                    bits |= _TILE_BITS[tile]
         else:
             counts = concealed
         self.tile_count = size
         self.counts = counts
-        self.win = win
-        self.flowers = hand.flowers
-        b = tuple(counts)
-        used = (b[0:9] != _ZERO9, b[9:18] != _ZERO9, b[18:27] != _ZERO9)
-        self.suits = used
-        n_suits = used[0] + used[1] + used[2]
-        honours = b[27:34] != _ZERO7
-        self.has_honours = honours
-        self.all_honours = honours and not n_suits
-        self.one_suit = n_suits == 1 and not honours
-        self.one_suit_with_honours = n_suits == 1 and honours
-        no_simples = b[1:8] == _ZERO7 and b[10:17] == _ZERO7 and b[19:26] == _ZERO7
-        self.no_simples = no_simples
-        self.terminals_only = no_simples and not honours
-        self.all_simples = (
-            not honours and not (b[0] or b[8] or b[9] or b[17] or b[18] or b[26]) and n_suits > 0
-        )
+        self.too_many = too_many
+        (
+            self.suits,
+            self.has_honours,
+            self.all_honours,
+            self.one_suit,
+            self.one_suit_with_honours,
+            self.no_simples,
+            self.terminals_only,
+            self.all_simples,
+        ) = _FLAG_FACTS[bits]
         self._unique_wait: bool | None = None
 
     def unique_wait(self, hand: Hand, reading: Reading | None = None) -> bool:
@@ -139,7 +237,7 @@ class Facts:
                 # through the winning tile's part needs.
                 found = None
                 if reading is not None and reading.special is None:
-                    found = _waits_in_winning_part(self.concealed, self.win)
+                    found = _waits_in_winning_part(self.concealed, self.win, self.parts)
                 if found is None:
                     self._unique_wait = has_unique_wait(hand, self.win, self.concealed, self.counts)
                 else:
@@ -237,6 +335,7 @@ class _PartReadings:
     __slots__ = (
         "_lacking",
         "_win_choices",
+        "bits",
         "choices",
         "empty",
         "pair",
@@ -250,6 +349,7 @@ class _PartReadings:
     def __init__(self, pattern: tuple[int, ...], part: int, pairs: int) -> None:
         self.pattern = pattern
         self.pairs = pairs
+        self.bits = _pattern_bits(pattern, 9 * part)  # what the part is made of (see Facts)
         self._lacking: dict[int, tuple[int, ...] | None] = {}
         self.empty = not any(pattern)
         choices = []
@@ -328,33 +428,25 @@ def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
     return found
 
 
-def _waits_in_winning_part(concealed: Sequence[int], win: Win) -> tuple[int, ...] | None:
+def _waits_in_winning_part(
+    concealed: Sequence[int], win: Win, parts: tuple[_PartReadings, ...] | None
+) -> tuple[int, ...] | None:
     """Every tile that would have completed a complete hand (sets and a pair) in place of its
     winning tile, when taking the winning tile away breaks its part: the other parts dividing
     as they are, the hand waited on that part alone (what :func:`ready_waits` finds then), and
-    its waits are kept by pattern. None otherwise, or when the part was never read."""
+    its waits are kept by pattern. None otherwise, or when the hand's parts do not divide."""
     won = win.tile
     if won is None or win.by == DEALT or not 0 <= won < N_KINDS or not concealed[won]:
         return None
-    part = won // 9
-    start = 9 * part
-    info = _PART_READINGS[part].get(tuple(concealed[start : start + (7 if part == 3 else 9)]))
-    if info is None:
+    if parts is None:
         return None
-    return info.waits_lacking(won - start, part)
+    part = won // 9
+    return parts[part].waits_lacking(won - 9 * part, part)
 
 
-def _standard_readings(
-    concealed: Sequence[int],
-    melds: tuple[Meld, ...],
-    sets_needed: int,
-    win_tile: int | None,
-    by_discard: bool,
-) -> list[Reading]:
-    """The readings of sets and a pair, arrangement by arrangement in the order of
-    :func:`~bot.rules.analysis.arrangements` (each part's divisions in turn, suits then
-    honours), then set by set; empty when the concealed tiles do not divide into sets and a
-    pair that make ``sets_needed`` sets with the declared melds."""
+def _part_infos(concealed: Sequence[int]) -> tuple[_PartReadings, ...] | None:
+    """The readings of each part of the concealed tiles (three suits, the honours), or None
+    when one of them does not divide into sets and at most a pair."""
     t = tuple(concealed)
     c0, c1, c2, c3 = _PART_READINGS
     r0 = c0.get(t[0:9]) or _part_readings(t[0:9], 0)
@@ -362,7 +454,33 @@ def _standard_readings(
     r2 = c2.get(t[18:27]) or _part_readings(t[18:27], 2)
     r3 = c3.get(t[27:34]) or _part_readings(t[27:34], 3)
     if r0 is None or r1 is None or r2 is None or r3 is None:
-        return []
+        return None
+    return r0, r1, r2, r3
+
+
+# The declared melds' sets as readings hold them, by kind, tile and concealed: built once.
+_DECLARED = tuple(
+    tuple(
+        tuple(SetInfo(kind, tile, concealed, False) for concealed in (False, True))
+        for tile in range(N_KINDS)
+    )
+    for kind in Kind
+)
+
+
+def _standard_readings(
+    parts: tuple[_PartReadings, ...],
+    melds: tuple[Meld, ...],
+    sets_needed: int,
+    win_tile: int | None,
+    by_discard: bool,
+) -> list[Reading]:
+    """The readings of sets and a pair, arrangement by arrangement in the order of
+    :func:`~bot.rules.analysis.arrangements` (each part's divisions in turn, suits then
+    honours), then set by set; empty when the concealed tiles' parts (``parts``, from
+    :func:`_part_infos`) do not make one pair and, with the declared melds, ``sets_needed``
+    sets."""
+    r0, r1, r2, r3 = parts
     if r0.pairs + r1.pairs + r2.pairs + r3.pairs != 1:
         return []
     if r0.set_count + r1.set_count + r2.set_count + r3.set_count + len(melds) != sets_needed:
@@ -372,11 +490,9 @@ def _standard_readings(
         if not 0 <= win_tile < N_KINDS:
             return []  # a winning tile that is no playing tile completes nothing
         win_part = win_tile // 9
-    declared = (
-        tuple([_new_set(SetInfo, (m.kind, m.tile, m.concealed, False)) for m in melds])
-        if melds
-        else ()
-    )
+    declared: tuple[SetInfo, ...] = ()
+    for m in melds:
+        declared += (_DECLARED[m.kind][m.tile][m.concealed],)
     if r0.single and r1.single and r2.single and r3.single:
         # One arrangement: its sets in part order, the winning part's ways in place.
         pair = (r0 if r0.pairs else r1 if r1.pairs else r2 if r2.pairs else r3).pair
@@ -434,19 +550,29 @@ def winning_readings(
     *,
     specials: tuple[str, ...] = (),
     concealed: list[int] | None = None,
+    facts: Facts | None = None,
 ) -> list[Reading]:
     """Every reading of a complete hand with ``sets_needed`` sets and a pair.
 
     For each arrangement of the concealed tiles, each distinct set holding the winning tile
     is tried as the one it completed; claimed by discard, that set counts as exposed. The work
     is done per part (three suits, the honours) and kept by the part's pattern: the winning
-    tile lies in one part, and the other parts' divisions do not depend on it.
+    tile lies in one part, and the other parts' divisions do not depend on it. ``facts`` (of
+    this hand and win) brings the concealed counts and the parts already looked up.
     """
-    if concealed is None:
-        concealed = counts_of(hand.concealed)
+    if facts is not None:
+        concealed = facts.concealed
+        parts = facts.parts
+    else:
+        if concealed is None:
+            concealed = counts_of(hand.concealed)
+        parts = _part_infos(concealed)
     melds = hand.melds
     win_tile = win.tile if win.by != DEALT else None
-    readings = _standard_readings(concealed, melds, sets_needed, win_tile, win.by == DISCARD)
+    if parts is None:
+        readings = []
+    else:
+        readings = _standard_readings(parts, melds, sets_needed, win_tile, win.by == DISCARD)
     if not melds and len(hand.concealed) == 14:
         if "thirteen-heads" in specials and is_thirteen_heads(concealed):
             pair = next(t for t in range(N_KINDS) if concealed[t] == 2)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bot.rules.analysis import CHOW, PAIR, PUNG, SetInfo, is_complete
 from bot.rules.hand import DEALT, DISCARD, Hand, Situation, Win
-from bot.rules.melds import Kind
+from bot.rules.melds import Kind, Meld
 from bot.rules.reading import Facts, Reading, has_unique_wait, winning_readings
 from bot.rules.rulesets import RULESETS, HandError, RuleSet
 from bot.rules.sampling import random_complete_hand
@@ -166,13 +166,21 @@ def test_the_best_itemised_score_is_the_reference_s(seed, name) -> None:
 @settings(max_examples=200, deadline=None)
 @given(seeds, st.sampled_from([4, 5]))
 def test_facts_count_the_hand_as_the_hand_does(seed, sets) -> None:
+    """Facts against counting the hand's tiles plainly, for winning hands (whose parts it
+    reads) and losing ones, with fifth copies in declared sets."""
     rng = random.Random(seed)
     hand, win = random_complete_hand(rng, sets)
     if rng.random() < 0.3:
         hand = Hand((*hand.concealed, rng.randrange(34, 42)), hand.melds)  # a stray flower
-    facts = Facts(hand, win)
+    if rng.random() < 0.3:
+        # A declared set of a kind held in hand: often a fifth copy or more.
+        tile = rng.choice([t for t in hand.concealed if t < 34])
+        kind = rng.choice([Kind.PUNG, Kind.KONG] + [Kind.CHOW] * (tile < 27 and tile % 9 < 7))
+        hand = Hand(hand.concealed, (*hand.melds, Meld(kind, tile)), hand.flowers)
+    facts = Facts(hand, win if rng.random() < 0.8 else None)
     counts = hand.counts()
     assert facts.counts == counts
+    assert facts.too_many == (max(counts) > 4)
     assert facts.concealed == [hand.concealed.count(t) for t in range(34)]
     assert facts.tile_count == hand.tile_count()
     assert facts.stray == any(t >= 34 for t in hand.concealed)

@@ -130,9 +130,12 @@ class RuleSet:
         ``facts`` (of this hand) saves counting the tiles again."""
         if facts is not None:
             counts = facts.counts
-        elif counts is None:
-            counts = hand.counts()
-        if max(counts) > 4:
+            too_many = facts.too_many
+        else:
+            if counts is None:
+                counts = hand.counts()
+            too_many = max(counts) > 4
+        if too_many:
             tile = next(t for t in range(N_KINDS) if counts[t] > 4)
             raise HandError(f"{counts[tile]} copies of {tile_name(tile)}: a set has only four")
         if hand.flowers:
@@ -177,7 +180,7 @@ class RuleSet:
         if win is None:
             return self.score_reading(losing_reading(hand), facts, hand, situation, None, opts)
         readings = winning_readings(
-            hand, win, self.sets_needed, specials=self.specials, concealed=facts.concealed
+            hand, win, self.sets_needed, specials=self.specials, facts=facts
         )
         if not readings:
             raise HandError(
