@@ -229,21 +229,43 @@ class Facts:
         (23 waiting on 1 or 4) or two pairs waiting to become a set (the other pair would have
         made the set instead); then the full search is not needed. ``reading`` is one of the
         hand's readings."""
-        if self._unique_wait is None:
-            if self.win is None or (reading is not None and self._second_wait_in(reading)):
-                self._unique_wait = False
+        unique = self._unique_wait
+        if unique is not None:
+            return unique
+        win = self.win
+        if win is None or (reading is not None and self._second_wait_in(reading)):
+            unique = False
+        else:
+            # A reading of sets and a pair says the hand is complete, which the shortcut
+            # through the winning tile's part needs.
+            # The waits of the winning tile's part when taking the tile away breaks it (the
+            # other parts dividing as they are, the hand waited on that part alone: what
+            # ready_waits finds then), kept by the part's pattern; else the full search.
+            found = None
+            won, parts = win.tile, self.parts
+            if (
+                parts is not None
+                and reading is not None
+                and reading.special is None
+                and won is not None
+                and win.by != DEALT
+                and 0 <= won < N_KINDS
+                and self.concealed[won]
+            ):
+                part = won // 9
+                found = parts[part].waits_lacking(won - 9 * part, part)
+            if found is None:
+                unique = has_unique_wait(hand, win, self.concealed, self.counts)
             else:
-                # A reading of sets and a pair says the hand is complete, which the shortcut
-                # through the winning tile's part needs.
-                found = None
-                if reading is not None and reading.special is None:
-                    found = _waits_in_winning_part(self.concealed, self.win, self.parts)
-                if found is None:
-                    self._unique_wait = has_unique_wait(hand, self.win, self.concealed, self.counts)
-                else:
-                    won, held = self.win.tile, self.counts
-                    self._unique_wait = all(t == won or held[t] >= 4 for t in found)
-        return self._unique_wait
+                # A kind the player already holds four of cannot come to him.
+                held = self.counts
+                unique = True
+                for tile in found:
+                    if tile != won and held[tile] < 4:
+                        unique = False
+                        break
+        self._unique_wait = unique
+        return unique
 
     def _second_wait_in(self, reading: Reading) -> bool:
         role = reading.win_role
@@ -261,52 +283,8 @@ class Facts:
         return False
 
 
-class SetStats:
-    """Counts over one reading's sets, taken in a single pass for the scorers."""
-
-    __slots__ = (
-        "chow_starts",
-        "chows",
-        "dragon_pungs",
-        "hidden_pungs",
-        "kongs",
-        "pair",
-        "pungs",
-        "sets",
-        "wind_pungs",
-    )
-
-    def __init__(self, reading: Reading) -> None:
-        chow_starts: list[int] = []
-        dragon_pungs: list[int] = []
-        wind_pungs: list[int] = []
-        pungs = hidden = kongs = 0
-        for kind, tile, concealed, _ in reading.sets:
-            if kind == CHOW:
-                chow_starts.append(tile)
-            elif kind != PAIR:
-                pungs += 1
-                if kind == KONG:
-                    kongs += 1
-                if concealed:
-                    hidden += 1
-                if tile >= 31:
-                    dragon_pungs.append(tile)
-                elif tile >= 27:
-                    wind_pungs.append(tile)
-        chows = len(chow_starts)
-        self.sets = chows + pungs
-        self.chows = chows
-        self.chow_starts = chow_starts
-        self.pungs = pungs
-        self.hidden_pungs = hidden
-        self.kongs = kongs
-        self.dragon_pungs = dragon_pungs
-        self.wind_pungs = wind_pungs
-        self.pair = reading.pairs[0] if reading.pairs else None
-
-
 _new_set = tuple.__new__
+_UNREAD = object()  # a part's waits not worked out yet (None is an answer)
 _new_reading = tuple.__new__
 
 
@@ -371,8 +349,9 @@ class _PartReadings:
         when that pattern no longer divides (then, the other parts of a complete hand
         dividing, they are all the hand waited on); None when it still divides (the tile
         could then have gone to another part: ask :func:`has_unique_wait`)."""
-        if index in self._lacking:
-            return self._lacking[index]
+        found = self._lacking.get(index, _UNREAD)
+        if found is not _UNREAD:
+            return found  # type: ignore[return-value]
         pattern = self.pattern
         lacking = (*pattern[:index], pattern[index] - 1, *pattern[index + 1 :])
         found = (
@@ -426,22 +405,6 @@ def _part_readings(pattern: tuple[int, ...], part: int) -> _PartReadings | None:
     found = _PartReadings(pattern, part, pairs)
     keep_pattern(_PART_READINGS[part], pattern, found)
     return found
-
-
-def _waits_in_winning_part(
-    concealed: Sequence[int], win: Win, parts: tuple[_PartReadings, ...] | None
-) -> tuple[int, ...] | None:
-    """Every tile that would have completed a complete hand (sets and a pair) in place of its
-    winning tile, when taking the winning tile away breaks its part: the other parts dividing
-    as they are, the hand waited on that part alone (what :func:`ready_waits` finds then), and
-    its waits are kept by pattern. None otherwise, or when the hand's parts do not divide."""
-    won = win.tile
-    if won is None or win.by == DEALT or not 0 <= won < N_KINDS or not concealed[won]:
-        return None
-    if parts is None:
-        return None
-    part = won // 9
-    return parts[part].waits_lacking(won - 9 * part, part)
 
 
 def _part_infos(concealed: Sequence[int]) -> tuple[_PartReadings, ...] | None:
@@ -507,7 +470,11 @@ def _standard_readings(
             head, tail = declared + r0.sets + r1.sets, r3.sets
         else:
             head, tail = declared + r0.sets + r1.sets + r2.sets, ()
-        ways = (r0, r1, r2, r3)[win_part].win_choices(win_tile, by_discard)[0][2]  # type: ignore
+        info = parts[win_part]
+        found = info._win_choices.get(2 * win_tile + by_discard)  # type: ignore[operator]
+        if found is None:
+            found = info.win_choices(win_tile, by_discard)  # type: ignore[arg-type]
+        ways = found[0][2]
         if len(ways) == 1:
             ((sets, role),) = ways
             return [_new_reading(Reading, (head + sets + tail, (pair,), role, None))]

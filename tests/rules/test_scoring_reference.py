@@ -23,6 +23,7 @@ from bot.rules.reading import Facts, Reading, has_unique_wait, winning_readings
 from bot.rules.rulesets import RULESETS, HandError, RuleSet
 from bot.rules.sampling import random_complete_hand
 from bot.rules.score import Score
+from tests.rules.plain_scorers import PLAIN
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 FLAGS = ["original-hand", "last-tile", "last-discard", "first-discard", "robbing-kong", "riichi"]
@@ -30,7 +31,11 @@ OPTIONS = {
     "pung-chow": [{}, {"mahjong_bonus": 10, "limit": 500}, {"flowers": True}],
     "pung-chow-limit": [{}, {"first_discard_bonus": "half-limit-hand", "flowers": True}],
     "filipino-16": [{}, {"mahjong_bonus": 10, "flowers": True, "loose_tile_bonus": "any"}],
-    "singapore": [{}, {"four_chows_eyes": "any", "three_pungs_drawn": "hidden"}],
+    "singapore": [
+        {},
+        {"four_chows_eyes": "any", "three_pungs_drawn": "hidden"},
+        {"three_chows": "any", "maximum": 1000},
+    ],
 }
 THIRTEEN_HEADS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
@@ -161,6 +166,21 @@ def test_the_best_itemised_score_is_the_reference_s(seed, name) -> None:
         return
     assert rules.score(hand, situation, win, given) == expected
     assert rules.score(hand, situation, win, rules.options(given)) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(seeds, st.sampled_from(sorted(PLAIN)))
+def test_the_one_pass_reading_scorers_score_as_the_plain_ones(seed, name) -> None:
+    """Singapore's and Pung Chow Part II's reading scorers (one pass over the sets, the
+    maximum or limit hands and bonuses on local counts) against their plain form
+    (tests/rules/plain_scorers.py), on every reading of random hands: the same lines in the
+    same order, the same total, the same limit hand."""
+    rules, plain = RULESETS[name], PLAIN[name]
+    hand, situation, win, given = random_case(random.Random(seed), name)
+    options = rules.options(given)
+    for reading in reference_readings(rules, hand, win):
+        fast = rules.score_reading(reading, Facts(hand, win), hand, situation, win, options)
+        assert fast == plain.score_reading(reading, Facts(hand, win), hand, situation, win, options)
 
 
 @settings(max_examples=200, deadline=None)

@@ -133,6 +133,13 @@ class PungChow(RuleSet):
     # after a kong or a mandarin alike.
     loose_tile_after_kong_only: ClassVar[bool] = False
 
+    def __init__(self) -> None:
+        # What score_reading looks its lines up in, fetched once (rule sets are module
+        # singletons): the set lines of this rule set's table, the fixed lines by the
+        # Mah-Jongg bonus (its choices; another value is built by fixed_lines on the way).
+        self._set_lines = set_lines(self.source_combination)
+        self._fixed = {bonus: self.fixed_lines(bonus) for bonus in (10, 20)}
+
     def dead_hand_payments(self, outcome: Outcome, options: Options) -> list[Payment]:
         """A dead hand pays every other hand its score (p.24); the others settle their
         differences as losers do, unless ``dead_hand=draw`` (nothing among themselves)."""
@@ -161,17 +168,31 @@ class PungChow(RuleSet):
         win: Win | None,
         options: Options,
     ) -> Score:
-        # The hottest function of the scorer: plain lists and prebuilt lines (see fixed_lines
-        # and combination_lines), no per-line method calls, no generator expressions.
-        fixed = self.fixed_lines(options["mahjong_bonus"])
+        # The hottest function of the scorer: one pass over the sets, plain lists and prebuilt
+        # lines (see fixed_lines and set_lines, looked up once per rule set in __init__), no
+        # per-line method calls, no generator expressions.
+        bonus = options["mahjong_bonus"]
+        fixed = self._fixed.get(bonus) or self.fixed_lines(bonus)
+        own = EAST + situation.seat_wind
+        combinations: list[ScoreLine] = []
+        doubles: list[ScoreLine] = []
+        sequences = False
+        lines_of = self._set_lines.get
+        for s in reading.sets:
+            line = lines_of(s)
+            if line is not None:
+                combinations.append(line)
+                tile = s[1]
+                if tile >= WHITE:
+                    doubles.append(fixed[tile])
+                elif tile == own:
+                    doubles.append(fixed["own-wind"])
+            elif s[0] == CHOW:
+                sequences = True
         items: list[ScoreLine] = []
-        sets = reading.sets
         if win is not None:
             items.append(fixed["mahjong"])
-            for s in sets:
-                if s.kind == CHOW:
-                    break
-            else:
+            if not sequences:
                 items.append(fixed["no-sequences"])
             by = win.by
             if by == LOOSE_TILE:
@@ -187,20 +208,12 @@ class PungChow(RuleSet):
             if facts.unique_wait(hand, reading):
                 items.append(fixed["only-place"])
         bonus_lines = len(items)
-        own = EAST + situation.seat_wind
-        doubles: list[ScoreLine] = []
-        lines_of = set_lines(self.source_combination).get
-        for s in sets:
-            line = lines_of(s)
-            if line is not None:
-                items.append(line)
-                tile = s[1]
-                if tile >= WHITE:
-                    doubles.append(fixed[tile])
-                elif tile == own:
-                    doubles.append(fixed["own-wind"])
+        if combinations:
+            items += combinations
         best_pair = 0
         for tile in reading.pairs:
+            if tile < EAST:
+                continue  # a pair of a suit scores nothing (score card p.3, p.65)
             value = self.pair_points(tile, situation)
             if value > best_pair:
                 best_pair, pair_tile = value, tile
@@ -212,23 +225,25 @@ class PungChow(RuleSet):
             points = self.bonus_points(tile)
             if points:
                 items.append(ScoreLine(tile_name(tile), points, 0, self.source_combination))
-        if win is not None:
-            if len(items) == bonus_lines == 1:
-                items.append(fixed["no-other-score"])
-            if win.by == DEALT or "original-hand" in win.flags:
-                items.append(fixed["original"])
+        if win is not None and len(items) == bonus_lines == 1:
+            items.append(fixed["no-other-score"])
+        # Every line so far adds points; every line from here doubles.
+        points = sum(map(line_points, items))
+        if win is not None and (win.by == DEALT or "original-hand" in win.flags):
+            items.append(fixed["original"])
         if facts.all_honours:
             items.append(fixed["all-honours"])
         elif facts.one_suit:
             items.append(fixed["one-suit"])
         elif facts.one_suit_with_honours:
             items.append(fixed["one-suit-honours"])
-        items.extend(doubles)
+        if doubles:
+            items += doubles
         if hand.flowers:
             lines = Lines()
             self.add_bonus_doubles(lines, hand, situation)
             items.extend(lines.items)
-        total = sum(map(line_points, items)) << sum(map(line_doubles, items))
+        total = points << sum(map(line_doubles, items))
         return new_score(Score, (tuple(items), total, None, reading, win is not None, False))
 
     @cache  # noqa: B019 - rule sets are module singletons; a few entries per bonus value

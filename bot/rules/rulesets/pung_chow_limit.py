@@ -14,7 +14,7 @@ from typing import ClassVar
 from bot.rules.analysis import CHOW, KONG, PUNG, SetInfo, waits
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading, SetStats, losing_reading, winning_readings
+from bot.rules.reading import Facts, Reading, losing_reading, winning_readings
 from bot.rules.rulesets.base import Lines
 from bot.rules.rulesets.pung_chow import PungChow, set_label
 from bot.rules.score import Payment, Score, ScoreLine, line_doubles, line_points, new_score
@@ -188,31 +188,6 @@ class PungChowLimit(PungChow):
             return f"Pair of heads ({tile_name(tile)}) {how} to complete hand", 6 if drawn else 4
         return f"Pair of 2 to 8 ({tile_name(tile)}) {how} to complete hand", 4 if drawn else 2
 
-    # -- limit hands -------------------------------------------------------------------------
-    def limit_hand(
-        self, reading: Reading, stats: SetStats, facts: Facts, situation: Situation, win: Win
-    ) -> str | None:
-        """The limit hands of p.62-64, in the book's order."""
-        if reading.special == "thirteen-heads":
-            return "single-heads"
-        if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
-            return "east-original"
-        pair = stats.pair
-        if pair is None:
-            return None
-        if stats.chows == 0 and facts.no_simples:
-            return "heads-only"
-        winds = stats.wind_pungs
-        if len(winds) == 4:
-            return "four-winds"
-        if len(winds) == 3 and is_wind(pair) and pair not in winds:
-            return "three-winds-and-pair"
-        if stats.kongs == stats.sets:
-            return "all-kongs"
-        if len(stats.dragon_pungs) == 3:
-            return "three-dragons"
-        return None
-
     # -- scoring -----------------------------------------------------------------------------
     def score_reading(
         self,
@@ -223,51 +198,76 @@ class PungChowLimit(PungChow):
         win: Win | None,
         options: Options,
     ) -> Score:
+        """A winning reading by the winning-hand table (p.65-66), the doubling honours (p.67)
+        and the bonus scores (p.62); a limit hand (p.62-64) is worth the limit. A losing hand
+        by :meth:`score_other_hand`.
+
+        This runs for every reading of every winning hand, so it is one function: one pass
+        over the sets gathers their lines, their doubling honours and the counts the limit
+        hands read, on plain lists and prebuilt lines. tests/rules/test_scoring_reference.py
+        holds it to a plain reference scorer."""
         if win is None:
             return self.score_other_hand(reading, facts, hand, situation)
         limit = self.limit_of(options)
-        stats = SetStats(reading)
-        special = self.limit_hand(reading, stats, facts, situation, win)
-        if (
-            special is None
-            and "first-discard" in win.flags
-            and options["first_discard_bonus"] == "half-limit-hand"
-        ):
-            line = ScoreLine("Winning on the first discard: half the limit", limit // 2, 0, BONUS)
-            return Score((line,), limit // 2, reading=reading, winner=True)
-        if special is not None:
-            line = ScoreLine(f"Limit hand: {LIMIT_HAND_NAMES[special]}", limit, 0, LIMITS)
-            return Score(
-                (line,), limit, limit_hand=LIMIT_HAND_NAMES[special], reading=reading, winner=True
-            )
-        # Plain lists and prebuilt lines: this runs for every reading of every winning hand.
-        items = [mahjong_line(options["mahjong_bonus"])]
+        flags = win.flags
         by = win.by
-        drawn = by in (SELF_DRAW, LOOSE_TILE)
+        seat = situation.seat_wind
+        special = reading.special
+        # The limit hands of p.62-64, in the book's order; those the sets decide after the pass.
+        if special == "thirteen-heads":
+            return self._limit_hand("single-heads", limit, reading)
+        if seat == 0 and (by == DEALT or "original-hand" in flags):
+            return self._limit_hand("east-original", limit, reading)
+        items = [mahjong_line(options["mahjong_bonus"])]
         line_of = _WINNING_VALUE_LINES.get
-        own = EAST + situation.seat_wind
+        own = EAST + seat
         own_wind: list[ScoreLine] = []
         dragons: list[ScoreLine] = []
+        chows = pungs = kongs = 0
+        winds: list[int] = []
         for s in reading.sets:
             line = line_of(s)
             if line is not None:
                 items.append(line)
+                pungs += 1
+                kind, tile = s[0], s[1]
+                if kind == KONG:
+                    kongs += 1
                 # Doubling honours 1-5 (p.67), as set_double_lines gives them.
-                tile = s[1]
                 if tile == own:
                     own_wind.append(
-                        _OWN_WIND_IN_OWN_ROUND
-                        if situation.round_wind == situation.seat_wind
-                        else _OWN_WIND
+                        _OWN_WIND_IN_OWN_ROUND if situation.round_wind == seat else _OWN_WIND
                     )
                 elif tile >= WHITE:
                     dragons.append(_DRAGON_SET[tile])
-        pair = reading.pairs[0]
+                if EAST <= tile < WHITE:
+                    winds.append(tile)
+            elif s[0] == CHOW:
+                chows += 1
+        pairs = reading.pairs
+        if pairs:
+            pair = pairs[0]
+            special = None
+            if chows == 0 and facts.no_simples:
+                special = "heads-only"
+            elif len(winds) == 4:
+                special = "four-winds"
+            elif len(winds) == 3 and is_wind(pair) and pair not in winds:
+                special = "three-winds-and-pair"
+            elif kongs == chows + pungs:
+                special = "all-kongs"
+            elif len(dragons) == 3:
+                special = "three-dragons"
+            if special is not None:
+                return self._limit_hand(special, limit, reading)
+        if "first-discard" in flags and options["first_discard_bonus"] == "half-limit-hand":
+            line = ScoreLine("Winning on the first discard: half the limit", limit // 2, 0, BONUS)
+            return Score((line,), limit // 2, reading=reading, winner=True)
+        drawn = by in (SELF_DRAW, LOOSE_TILE)
+        pair = pairs[0]
         role = reading.win_role
         if role == "pair":
-            items.append(
-                pair_completion_line(pair, situation.seat_wind, situation.round_wind, drawn)
-            )
+            items.append(pair_completion_line(pair, seat, situation.round_wind, drawn))
         else:
             points = self.pair_points(pair, situation)
             if points:
@@ -281,7 +281,7 @@ class PungChowLimit(PungChow):
                 items.append(_SEQUENCE_EDGE)
         if len(items) == 1:
             items.append(_NO_OTHER_SCORE)
-        if stats.chows == 0:
+        if chows == 0:
             items.append(_NO_SEQUENCES)
         if own_wind:
             items.extend(own_wind)
@@ -291,7 +291,6 @@ class PungChowLimit(PungChow):
             items.append(_ONE_SUIT)
         elif facts.one_suit_with_honours:
             items.append(_ONE_SUIT_WITH_HONOURS)
-        flags = win.flags
         if drawn and "last-tile" in flags:
             items.append(_LAST_TILE)
         if by == LOOSE_TILE:
@@ -309,6 +308,12 @@ class PungChowLimit(PungChow):
             items.append(first_discard_line(limit // 2))
             total += limit // 2
         return new_score(Score, (tuple(items), total, None, reading, True, False))
+
+    @staticmethod
+    def _limit_hand(special: str, limit: int, reading: Reading) -> Score:
+        name = LIMIT_HAND_NAMES[special]
+        line = ScoreLine(f"Limit hand: {name}", limit, 0, LIMITS)
+        return Score((line,), limit, limit_hand=name, reading=reading, winner=True)
 
     def score_other_hand(
         self, reading: Reading, facts: Facts, hand: Hand, situation: Situation

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any, ClassVar
 
-from bot.rules.analysis import KONG, PAIR, PUNG, SetInfo
+from bot.rules.analysis import CHOW, KONG, PAIR, PUNG, SetInfo
 from bot.rules.hand import DEALT, DISCARD, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
-from bot.rules.reading import Facts, Reading, SetStats
+from bot.rules.reading import Facts, Reading
 from bot.rules.rulesets.base import Outcome, RuleSet, _ResolvedTypes
 from bot.rules.score import Payment, Score, ScoreLine, line_doubles, line_points, new_score
 from bot.rules.tiles import (
@@ -92,6 +92,42 @@ _FUNDAMENTAL_LINES = {
     **{(PAIR, tile, True): fundamental_line(PAIR, tile, True) for tile in range(27, 34)},
     **{(-1, tile, True): fundamental_line(-1, tile, True) for tile in range(34, 42)},
 }
+
+
+# The bonuses' lines (singapore-simplified.txt, Bonuses), built once.
+_BONUS = {
+    key: bonus_line(name, doubles)
+    for key, name, doubles in (
+        ("seat-wind", "Pung of seat wind", 1),
+        ("two-dragons-eyes", "2 dragon pungs and dragon eyes", 3),
+        ("chows-discard", "Chows and eyes only, number tiles only, won on a discard", 1),
+        ("middle-one-suit", "All middle numbers of one suit", 4),
+        ("four-middle-chows", "4 chows, all middle numbers", 2),
+        ("middle", "Entire hand of middle numbers", 1),
+        ("one-suit", "All number tiles of one suit", 3),
+        ("one-suit-honours", "All letter tiles and one suit of number tiles", 1),
+        ("no-middle", "No middle numbers", 1),
+        ("concealed-drawn", "Concealed hand, won by drawing from the wall", 1),
+        ("loose-tile", "Win with a tile drawn from the back of the wall", 1),
+        ("last-tile", "Win by drawing the last available tile", 1),
+        ("last-discard", "Win on the discarded last available tile", 1),
+        ("robbing-kong", "Win on a tile another player called for a kong", 1),
+        ("riichi", "Win after declaring Riichi", 1),
+        ("three-chows-any", "3 chows of one suit", 1),
+        ("three-chows-1-9", "Sequence of 3 chows of one suit (1-9)", 1),
+        ("four-pungs-three-hidden", "4 pungs, 3 of them hidden", 2),
+        ("three-pungs-drawn", "3 pungs, won by drawing from the wall", 2),
+        ("four-pungs", "4 pungs", 1),
+        ("two-hidden-pungs", "2 hidden pungs", 1),
+        ("three-kongs", "3 kongs", 1),
+    )
+}
+_DRAGON_PUNG = {
+    tile: bonus_line(f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1)
+    for tile in (WHITE, WHITE + 1, WHITE + 2)
+}
+_OWN_FLOWER = {tile: bonus_line(f"{tile_name(tile)}: own seat", 1) for tile in (*FLOWERS, *SEASONS)}
+_EYES = {tile: _FUNDAMENTAL_LINES[PAIR, tile, True] for tile in range(27, 34)}
 
 
 @lru_cache(maxsize=4096)
@@ -191,50 +227,210 @@ class Singapore(RuleSet):
             return min(amount * 2, options["east_maximum"])
         return min(amount, options["maximum"])
 
-    # -- maximum hands -----------------------------------------------------------------------
-    def maximum_hand(
+    # -- scoring -----------------------------------------------------------------------------
+    def score_reading(
         self,
         reading: Reading,
-        stats: SetStats,
         facts: Facts,
         hand: Hand,
         situation: Situation,
-        win: Win,
-    ) -> str | None:
-        if len(hand.flowers) >= 4:
-            held = set(hand.flowers)
+        win: Win | None,
+        options: Options,
+    ) -> Score:
+        """A reading's fundamental points, rounded to the nearest 10, doubled by every bonus
+        that applies; a maximum hand is worth the maximum.
+
+        This runs for every reading of every hand, so it is one function: one pass over the
+        sets gathers their lines and counts, the maximum hands (in the text's order) and the
+        bonuses (:data:`_BONUS` lines) follow on local values, and the lines are prebuilt.
+        tests/rules/test_scoring_reference.py holds it to a plain reference scorer."""
+        if win is None:
+            return Score((), 0)
+        seat = situation.seat_wind
+        flags = win.flags
+        by = win.by
+        flowers = hand.flowers
+        special = reading.special
+        # Maximum hands that do not depend on the sets, in the text's order.
+        maximum_hand = None
+        if len(flowers) >= 4:
+            held = set(flowers)
             if held.issuperset(FLOWERS) or held.issuperset(SEASONS):
-                return "all-flowers"
-        if reading.special == "thirteen-heads":
-            return "thirteen-orphans"
-        if situation.seat_wind == 0 and (win.by == DEALT or "original-hand" in win.flags):
-            return "east-first-14"
-        if situation.seat_wind != 0 and "first-discard" in win.flags:
-            return "east-first-discard"
-        if situation.seat_wind == 0 and situation.extras.get("renchon", 0) >= 9:
-            return "ninth-renchon"
-        if reading.special:
+                maximum_hand = "all-flowers"
+        if maximum_hand is not None:
+            pass
+        elif special == "thirteen-heads":
+            maximum_hand = "thirteen-orphans"
+        elif seat == 0 and (by == DEALT or "original-hand" in flags):
+            maximum_hand = "east-first-14"
+        elif seat != 0 and "first-discard" in flags:
+            maximum_hand = "east-first-discard"
+        elif seat == 0 and situation.extras.get("renchon", 0) >= 9:
+            maximum_hand = "ninth-renchon"
+        elif special is not None:
             # Seven eyes of honours is still "All honor tiles".
-            return "all-honours" if facts.all_honours else None
-        pair = stats.pair
-        if len(stats.dragon_pungs) == 3:
-            return "three-dragons"
-        winds = len(stats.wind_pungs)
-        if winds == 4:
-            return "four-winds"
-        if winds == 3 and pair is not None and is_wind(pair):
-            return "three-winds-eyes"
-        if facts.terminals_only and stats.chows == 0:
-            return "terminals"
-        if facts.all_honours:
-            return "all-honours"
-        if stats.hidden_pungs == 4:
-            return "four-hidden-pungs"
-        if stats.kongs == 4:
-            return "four-kongs"
-        if not hand.melds and self._nine_gates(facts, win):
-            return "nine-gates"
-        return None
+            if not facts.all_honours:
+                return Score((_SEVEN_EYES,), 100, reading=reading, winner=True)
+            maximum_hand = "all-honours"
+        if maximum_hand is not None:
+            return self._maximum(maximum_hand, reading, options)
+        # One pass over the sets: their lines and the counts the maximum hands and bonuses read.
+        items = [_MAHJONG]
+        for pair in reading.pairs:
+            if pair >= 27:
+                items.append(_EYES[pair])
+        own = EAST + seat
+        chows = pungs = hidden = kongs = winds = 0
+        seat_pung = False
+        starts: list[int] = []
+        dragons: list[int] = []
+        set_line = _SET_LINES.get
+        for s in reading.sets:
+            kind, tile, concealed, _ = s
+            if kind == CHOW:
+                chows += 1
+                starts.append(tile)
+            elif kind != PAIR:
+                items.append(set_line(s))  # type: ignore[arg-type]
+                pungs += 1
+                if kind == KONG:
+                    kongs += 1
+                if concealed:
+                    hidden += 1
+                if tile >= WHITE:
+                    dragons.append(tile)
+                elif tile >= EAST:
+                    winds += 1
+                    if tile == own:
+                        seat_pung = True
+        pair = reading.pairs[0] if reading.pairs else None
+        if len(dragons) == 3:
+            maximum_hand = "three-dragons"
+        elif winds == 4:
+            maximum_hand = "four-winds"
+        elif winds == 3 and pair is not None and is_wind(pair):
+            maximum_hand = "three-winds-eyes"
+        elif facts.terminals_only and chows == 0:
+            maximum_hand = "terminals"
+        elif facts.all_honours:
+            maximum_hand = "all-honours"
+        elif hidden == 4:
+            maximum_hand = "four-hidden-pungs"
+        elif kongs == 4:
+            maximum_hand = "four-kongs"
+        elif not hand.melds and self._nine_gates(facts, win):
+            maximum_hand = "nine-gates"
+        if maximum_hand is not None:
+            return self._maximum(maximum_hand, reading, options)
+        table = _FUNDAMENTAL_LINES
+        for tile in flowers:
+            items.append(table[-1, tile, True])
+        role = reading.win_role
+        if role is not None and role != "pung":
+            items.append(_EYE_OR_CHOW)
+        drawn = by in (SELF_DRAW, LOOSE_TILE)
+        if drawn:
+            items.append(_DRAWN)
+        # The bonuses (x2 = 1 double, x4 = 2, x8 = 3, x16 = 4); of the overlapping families
+        # only the highest counts (docs/rules.md).
+        bonuses: list[ScoreLine] = []
+        for tile in flowers:
+            if bonus_wind(tile) == seat:
+                bonuses.append(_OWN_FLOWER[tile])
+        if seat_pung:
+            bonuses.append(_BONUS["seat-wind"])
+        if dragons:
+            if len(dragons) == 2 and pair is not None and pair >= WHITE:
+                bonuses.append(_BONUS["two-dragons-eyes"])
+            else:
+                for tile in dragons:
+                    bonuses.append(_DRAGON_PUNG[tile])
+        if pungs == 0 and not facts.has_honours and by == DISCARD:  # (no special reading)
+            bonuses.append(_BONUS["chows-discard"])
+        # Middle numbers and suits: one family each, the highest applies.
+        all_simples = facts.all_simples
+        one_suit = facts.one_suit
+        if all_simples and one_suit:
+            bonuses.append(_BONUS["middle-one-suit"])
+        elif chows == 4 and (
+            all_simples
+            # House rule four_chows_eyes=any: four chows of middle numbers (2-8) count
+            # whatever the eyes are; the text's reading needs the eyes to be middle too.
+            or (
+                options["four_chows_eyes"] == "any" and all(1 <= start % 9 <= 5 for start in starts)
+            )
+        ):
+            bonuses.append(_BONUS["four-middle-chows"])
+        elif all_simples:
+            bonuses.append(_BONUS["middle"])
+        elif one_suit:
+            bonuses.append(_BONUS["one-suit"])
+        elif facts.one_suit_with_honours:
+            bonuses.append(_BONUS["one-suit-honours"])
+        if facts.no_simples:
+            bonuses.append(_BONUS["no-middle"])
+        concealed_hand = True
+        for meld in hand.melds:
+            if not meld.concealed:
+                concealed_hand = False
+                break
+        if drawn and concealed_hand:
+            bonuses.append(_BONUS["concealed-drawn"])
+        if by == LOOSE_TILE:
+            bonuses.append(_BONUS["loose-tile"])
+        if flags:
+            if "last-tile" in flags and drawn:
+                bonuses.append(_BONUS["last-tile"])
+            if "last-discard" in flags and by == DISCARD:
+                bonuses.append(_BONUS["last-discard"])
+            if "robbing-kong" in flags:
+                bonuses.append(_BONUS["robbing-kong"])
+            if "riichi" in flags:
+                bonuses.append(_BONUS["riichi"])
+        if chows >= 3:
+            if options["three_chows"] == "any":
+                suits = [start // 9 for start in starts]
+                if any(suits.count(suit) >= 3 for suit in set(suits)):
+                    bonuses.append(_BONUS["three-chows-any"])
+            else:
+                for base in (0, 9, 18):
+                    if base in starts and base + 3 in starts and base + 6 in starts:
+                        bonuses.append(_BONUS["three-chows-1-9"])
+                        break
+        if pungs == 4 and hidden == 3:
+            bonuses.append(_BONUS["four-pungs-three-hidden"])
+        elif drawn and (hidden if options["three_pungs_drawn"] == "hidden" else pungs) >= 3:
+            bonuses.append(_BONUS["three-pungs-drawn"])
+        elif pungs == 4:
+            bonuses.append(_BONUS["four-pungs"])
+        elif hidden >= 2:
+            bonuses.append(_BONUS["two-hidden-pungs"])
+        if kongs == 3:
+            bonuses.append(_BONUS["three-kongs"])
+        if not bonuses and by == DISCARD and concealed_hand:
+            items.append(_HIDDEN_ON_DISCARD)
+        points = sum(map(line_points, items))
+        rounded = (points + 5) // 10 * 10  # round_to_ten
+        if rounded != points:
+            items.append(rounding_line(rounded, points))
+        if not bonuses:
+            return new_score(Score, (tuple(items), rounded, None, reading, True, False))
+        items.extend(bonuses)
+        total = rounded << sum(map(line_doubles, bonuses))
+        return new_score(Score, (tuple(items), total, None, reading, True, False))
+
+    @staticmethod
+    def _maximum(special: str, reading: Reading, options: Options) -> Score:
+        """A maximum hand: worth the maximum, whatever else it holds."""
+        maximum = options["maximum"]
+        name = MAXIMUM_HANDS[special]
+        return Score(
+            (ScoreLine(f"Maximum hand: {name}", maximum, 0, MAXH),),
+            maximum,
+            limit_hand=name,
+            reading=reading,
+            winner=True,
+        )
 
     @staticmethod
     def _nine_gates(facts: Facts, win: Win) -> bool:
@@ -248,165 +444,6 @@ class Singapore(RuleSet):
         if min(extra) < 0 or sum(extra) != 1 or extra[0] or extra[8]:
             return False
         return 0 <= win.tile - base < 9 and extra[win.tile - base] == 1
-
-    # -- scoring -----------------------------------------------------------------------------
-    def score_reading(
-        self,
-        reading: Reading,
-        facts: Facts,
-        hand: Hand,
-        situation: Situation,
-        win: Win | None,
-        options: Options,
-    ) -> Score:
-        if win is None:
-            return Score((), 0)
-        maximum = options["maximum"]
-        stats = SetStats(reading)
-        special = self.maximum_hand(reading, stats, facts, hand, situation, win)
-        if special is not None:
-            name = MAXIMUM_HANDS[special]
-            return Score(
-                (ScoreLine(f"Maximum hand: {name}", maximum, 0, MAXH),),
-                maximum,
-                limit_hand=name,
-                reading=reading,
-                winner=True,
-            )
-        if reading.special == "seven-pairs":
-            return Score((_SEVEN_EYES,), 100, reading=reading, winner=True)
-        # Plain lists and prebuilt lines: this runs for every reading of every hand.
-        table = _FUNDAMENTAL_LINES
-        items = [_MAHJONG]
-        for pair in reading.pairs:
-            if pair >= 27:
-                items.append(table[PAIR, pair, True])
-        set_line = _SET_LINES.get
-        for s in reading.sets:
-            line = set_line(s)
-            if line is not None:
-                items.append(line)
-        for tile in hand.flowers:
-            items.append(table[-1, tile, True])
-        role = reading.win_role
-        if role is not None and role != "pung":
-            items.append(_EYE_OR_CHOW)
-        by = win.by
-        if by in (SELF_DRAW, LOOSE_TILE):
-            items.append(_DRAWN)
-        bonuses = self.bonuses(reading, stats, facts, hand, situation, win, options)
-        if not bonuses and by == DISCARD:
-            for meld in hand.melds:
-                if not meld.concealed:
-                    break
-            else:
-                items.append(_HIDDEN_ON_DISCARD)
-        points = sum(map(line_points, items))
-        rounded = round_to_ten(points)
-        if rounded != points:
-            items.append(rounding_line(rounded, points))
-        items.extend(bonuses)
-        total = rounded << sum(map(line_doubles, bonuses))
-        return new_score(Score, (tuple(items), total, None, reading, True, False))
-
-    @staticmethod
-    def _middle_chows(stats: SetStats, options: Options) -> bool:
-        """House rule ``four_chows_eyes=any``: four chows of middle numbers (2-8) count
-        whatever the eyes are; the text's reading needs the eyes to be middle numbers too."""
-        if options["four_chows_eyes"] != "any":
-            return False
-        return all(1 <= start % 9 <= 5 for start in stats.chow_starts)
-
-    def bonuses(
-        self,
-        reading: Reading,
-        stats: SetStats,
-        facts: Facts,
-        hand: Hand,
-        situation: Situation,
-        win: Win,
-        options: Options,
-    ) -> list[ScoreLine]:
-        """The multipliers that apply, as doubles (x2 = 1, x4 = 2, x8 = 3, x16 = 4). Of the
-        overlapping families only the highest counts (docs/rules.md)."""
-        out: list[ScoreLine] = []
-        seat = situation.seat_wind
-        for tile in hand.flowers:
-            if bonus_wind(tile) == seat:
-                out.append(bonus_line(f"{tile_name(tile)}: own seat", 1))
-        pair = stats.pair
-        if EAST + seat in stats.wind_pungs:
-            out.append(bonus_line("Pung of seat wind", 1))
-        dragon_pungs = stats.dragon_pungs
-        if len(dragon_pungs) == 2 and pair is not None and pair >= WHITE:
-            out.append(bonus_line("2 dragon pungs and dragon eyes", 3))
-        else:
-            for tile in dragon_pungs:
-                out.append(bonus_line(f"Pung of {DRAGON_NAMES[tile - WHITE].lower()} dragons", 1))
-        chows = stats.chows
-        if (
-            chows == stats.sets
-            and not facts.has_honours
-            and win.by == DISCARD
-            and reading.special is None
-        ):
-            out.append(bonus_line("Chows and eyes only, number tiles only, won on a discard", 1))
-        # Middle numbers and suits: one family each, the highest applies.
-        one_suit = facts.one_suit
-        if facts.all_simples and one_suit:
-            out.append(bonus_line("All middle numbers of one suit", 4))
-        elif chows == 4 and (facts.all_simples or self._middle_chows(stats, options)):
-            out.append(bonus_line("4 chows, all middle numbers", 2))
-        elif facts.all_simples:
-            out.append(bonus_line("Entire hand of middle numbers", 1))
-        elif one_suit:
-            out.append(bonus_line("All number tiles of one suit", 3))
-        elif facts.one_suit_with_honours:
-            out.append(bonus_line("All letter tiles and one suit of number tiles", 1))
-        if facts.no_simples:
-            out.append(bonus_line("No middle numbers", 1))
-        drawn = win.by in (SELF_DRAW, LOOSE_TILE)
-        if drawn:
-            for meld in hand.melds:
-                if not meld.concealed:
-                    break
-            else:
-                out.append(bonus_line("Concealed hand, won by drawing from the wall", 1))
-        if win.by == LOOSE_TILE:
-            out.append(bonus_line("Win with a tile drawn from the back of the wall", 1))
-        flags = win.flags
-        if flags:
-            if "last-tile" in flags and drawn:
-                out.append(bonus_line("Win by drawing the last available tile", 1))
-            if "last-discard" in flags and win.by == DISCARD:
-                out.append(bonus_line("Win on the discarded last available tile", 1))
-            if "robbing-kong" in flags:
-                out.append(bonus_line("Win on a tile another player called for a kong", 1))
-            if "riichi" in flags:
-                out.append(bonus_line("Win after declaring Riichi", 1))
-        if chows >= 3:
-            starts = stats.chow_starts
-            if options["three_chows"] == "any":
-                suits = [start // 9 for start in starts]
-                if any(suits.count(suit) >= 3 for suit in set(suits)):
-                    out.append(bonus_line("3 chows of one suit", 1))
-            else:
-                for base in (0, 9, 18):
-                    if base in starts and base + 3 in starts and base + 6 in starts:
-                        out.append(bonus_line("Sequence of 3 chows of one suit (1-9)", 1))
-                        break
-        pungs, hidden = stats.pungs, stats.hidden_pungs
-        if pungs == 4 and hidden == 3:
-            out.append(bonus_line("4 pungs, 3 of them hidden", 2))
-        elif drawn and (hidden if options["three_pungs_drawn"] == "hidden" else pungs) >= 3:
-            out.append(bonus_line("3 pungs, won by drawing from the wall", 2))
-        elif pungs == 4:
-            out.append(bonus_line("4 pungs", 1))
-        elif hidden >= 2:
-            out.append(bonus_line("2 hidden pungs", 1))
-        if stats.kongs == 3:
-            out.append(bonus_line("3 kongs", 1))
-        return out
 
     # -- settling ----------------------------------------------------------------------------
     def settle(self, outcome: Outcome, options: Mapping[str, Any] | None = None) -> list[Payment]:
