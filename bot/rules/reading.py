@@ -21,7 +21,6 @@ from bot.rules.analysis import (
     PUNG,
     Arrangement,
     SetInfo,
-    is_seven_pairs,
     is_thirteen_heads,
     keep_pattern,
     part_arrangements,
@@ -253,7 +252,10 @@ class Facts:
                 and self.concealed[won]
             ):
                 part = won // 9
-                found = parts[part].waits_lacking(won - 9 * part, part)
+                info, index = parts[part], won - 9 * part
+                found = info._lacking.get(index, _UNREAD)
+                if found is _UNREAD:
+                    found = info.waits_lacking(index, part)
             if found is None:
                 unique = has_unique_wait(hand, win, self.concealed, self.counts)
             else:
@@ -277,13 +279,15 @@ class Facts:
             return pair != win.tile and self.counts[pair] < 4
         if role == "chow-open":
             for s in reading.sets:
-                if s.winning:
-                    other = s.tile + 3 if win.tile == s.tile else s.tile - 1
+                if s[3]:  # the set the winning tile completed
+                    start = s[1]
+                    other = start + 3 if win.tile == start else start - 1
                     return self.counts[other] < 4
         return False
 
 
 _new_set = tuple.__new__
+_SETS, _SEVERAL = 16, 4096  # a part's shape: pairs (at most 4 in a hand) + 16 x sets + ...
 _UNREAD = object()  # a part's waits not worked out yet (None is an answer)
 _new_reading = tuple.__new__
 
@@ -321,6 +325,7 @@ class _PartReadings:
         "pattern",
         "set_count",
         "sets",
+        "shape",
         "single",
     )
 
@@ -342,6 +347,9 @@ class _PartReadings:
         self.single = len(choices) == 1
         self.sets, self.pair, _ = choices[0]
         self.set_count = sum(pattern) // 3  # sets in every division (a pair is two tiles)
+        # Its pairs, sets and whether it divides more than one way in one number, so that
+        # the readings check a hand's four parts with one sum (see _standard_readings).
+        self.shape = pairs + _SETS * self.set_count + (0 if self.single else _SEVERAL)
         self._win_choices: dict[int, tuple[_Choice, ...]] = {}
 
     def waits_lacking(self, index: int, part: int) -> tuple[int, ...] | None:
@@ -444,9 +452,9 @@ def _standard_readings(
     :func:`_part_infos`) do not make one pair and, with the declared melds, ``sets_needed``
     sets."""
     r0, r1, r2, r3 = parts
-    if r0.pairs + r1.pairs + r2.pairs + r3.pairs != 1:
-        return []
-    if r0.set_count + r1.set_count + r2.set_count + r3.set_count + len(melds) != sets_needed:
+    # One pair and the sets the declared melds leave, in one sum of the parts' shapes.
+    shape = r0.shape + r1.shape + r2.shape + r3.shape
+    if shape % _SEVERAL != 1 + _SETS * (sets_needed - len(melds)):
         return []
     win_part = -1
     if win_tile is not None:
@@ -456,7 +464,7 @@ def _standard_readings(
     declared: tuple[SetInfo, ...] = ()
     for m in melds:
         declared += (_DECLARED[m.kind][m.tile][m.concealed],)
-    if r0.single and r1.single and r2.single and r3.single:
+    if shape < _SEVERAL:
         # One arrangement: its sets in part order, the winning part's ways in place.
         pair = (r0 if r0.pairs else r1 if r1.pairs else r2 if r2.pairs else r3).pair
         if win_part == -1:
@@ -540,11 +548,12 @@ def winning_readings(
         readings = []
     else:
         readings = _standard_readings(parts, melds, sets_needed, win_tile, win.by == DISCARD)
-    if not melds and len(hand.concealed) == 14:
+    if specials and not melds and len(hand.concealed) == 14:
         if "thirteen-heads" in specials and is_thirteen_heads(concealed):
             pair = next(t for t in range(N_KINDS) if concealed[t] == 2)
             readings.append(Reading((), (pair,), None, "thirteen-heads"))
-        if "seven-pairs" in specials and is_seven_pairs(concealed):
+        # (is_seven_pairs, on the counts list itself: no tuple of it.)
+        if "seven-pairs" in specials and concealed.count(2) == 7 and concealed.count(0) == 27:
             pairs = tuple(t for t in range(N_KINDS) if concealed[t] == 2)
             role = None if win_tile is None else "pair"
             readings.append(Reading((), pairs, role, "seven-pairs"))
