@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import ClassVar
 
-from bot.rules.analysis import CHOW, KONG, PUNG, SetInfo
+from bot.rules.analysis import CHOW, KONG, PAIR, PUNG, SetInfo
 from bot.rules.hand import DEALT, LOOSE_TILE, SELF_DRAW, Hand, Situation, Win
 from bot.rules.options import Options, OptionSpec
 from bot.rules.reading import Facts, Reading
@@ -179,16 +179,18 @@ class PungChow(RuleSet):
         sequences = False
         lines_of = self._set_lines.get
         for s in reading.sets:
-            line = lines_of(s)
-            if line is not None:
-                combinations.append(line)
-                tile = s[1]
-                if tile >= WHITE:
-                    doubles.append(fixed[tile])
-                elif tile == own:
-                    doubles.append(fixed["own-wind"])
-            elif s[0] == CHOW:
+            kind = s[0]
+            if kind == CHOW:  # (no line: a chow is looked at first, the common set)
                 sequences = True
+            elif kind != PAIR:
+                line = lines_of(s)
+                if line is not None:
+                    combinations.append(line)
+                    tile = s[1]
+                    if tile >= WHITE:
+                        doubles.append(fixed[tile])
+                    elif tile == own:
+                        doubles.append(fixed["own-wind"])
         items: list[ScoreLine] = []
         if win is not None:
             items.append(fixed["mahjong"])

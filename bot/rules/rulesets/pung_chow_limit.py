@@ -226,6 +226,9 @@ class PungChowLimit(PungChow):
         chows = pungs = kongs = 0
         winds: list[int] = []
         for s in reading.sets:
+            if s[0] == CHOW:  # (no line: a chow is looked at first, the common set)
+                chows += 1
+                continue
             line = line_of(s)
             if line is not None:
                 items.append(line)
@@ -242,8 +245,6 @@ class PungChowLimit(PungChow):
                     dragons.append(_DRAGON_SET[tile])
                 if EAST <= tile < WHITE:
                     winds.append(tile)
-            elif s[0] == CHOW:
-                chows += 1
         pairs = reading.pairs
         if pairs:
             pair = pairs[0]
