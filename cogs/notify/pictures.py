@@ -44,6 +44,13 @@ class Pictures:
             return None
         return self.attachment(picture, await self.drawn(picture, lane=lane, owner=owner))
 
+    def kept(self, picture: Picture | None, *, owner: Hashable) -> bytes | None:
+        """The picture's PNG if it is ``owner``'s last one drawn, else None (nothing drawn)."""
+        cached = self._last.get(owner)
+        if picture is None or cached is None or cached[0] != picture.key:
+            return None
+        return cached[1]
+
     async def drawn(self, picture: Picture, *, lane: str = "dm", owner: Hashable = None) -> bytes:
         """The picture's PNG; drawn only if ``owner``'s last picture differs."""
         cached = self._last.get(owner) if owner is not None else None

@@ -2,8 +2,9 @@
 that do not wait, and a member who presses at once), the table message is edited at most
 about once per 1.2 s (counted from the start of the previous edit), within Discord's limit
 of five edits per five seconds in a channel; and the member's DM, paced by the same
-mechanism, never gets more than five new messages and edits together (outside the answers
-to their own clicks, which use the interaction's token) in any five seconds."""
+mechanism, never gets more than five new messages and edits together with the bot's token in
+any five seconds, nor more than five edits through any one click's interaction token (a
+member playing in their DM gets its updates through their last click's token)."""
 
 from __future__ import annotations
 
@@ -53,13 +54,22 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         if v.replaced_by_interaction_id is None
     )
     both = sorted(sends + own_edits)  # one bucket on Discord: creates and edits together
+    by_token: dict[int, list[datetime]] = {}
+    for m in dms:
+        for v in m.history:
+            if v.replaced_by_interaction_id is not None:
+                when = datetime.fromisoformat(v.replaced_at)
+                by_token.setdefault(v.replaced_by_interaction_id, []).append(when)
     # Enough for at least one window to check. How they split between new messages and
     # edits depends on timing: a click's answer may already carry the next turn (computers
     # move at once here), and that is an edit of the clicked message, not a new one. (Two
     # hands: a seat that only watches is updated every 2 s at most, and with computers this
     # quick one hand's DM got as few as 3 requests with the bot's token.)
-    assert len(both) > 5, (len(sends), len(own_edits))
-    for times, what in ((both, "new DM messages or edits"),):
+    token_edits = sum(len(times) for times in by_token.values())
+    assert len(both) + token_edits > 5, (len(sends), len(own_edits), token_edits)
+    paced = [(both, "new DM messages or edits")]
+    paced += [(sorted(times), "edits through one click's token") for times in by_token.values()]
+    for times, what in paced:
         for i in range(len(times) - 5):
             window = (times[i + 5] - times[i]).total_seconds()
             assert window >= 5.0, f"six {what} within {window:.2f} s"

@@ -11,7 +11,7 @@ from unittest.mock import AsyncMock, MagicMock
 import discord
 
 from cogs.notify.dm import LiveDM, SeatDMs
-from cogs.notify.pacing import Pacer
+from cogs.notify.pacing import TABLE, URGENT, Pacer
 from cogs.notify.seat import SeatContent
 
 
@@ -80,7 +80,7 @@ class Click:
 
 
 def _pictures() -> Any:
-    return SimpleNamespace(file=AsyncMock(return_value=None))
+    return SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda picture, owner: None)
 
 
 def _content(move: int) -> SeatContent:
@@ -211,4 +211,65 @@ async def test_a_click_on_an_old_prompt_after_the_hand_ended_leaves_one_finished
     assert [m.id for m in finished] == [live.message.id]
     assert replaced.id not in live.kept
     assert replaced.deleted  # replaced, it goes
+    await pacer.close()
+
+
+class CountedMessage(Message):
+    def __init__(self, content: str, channel: Channel) -> None:
+        super().__init__(content, channel)
+        self.edits = 0
+
+    async def edit(self, **kwargs: Any) -> None:
+        self.edits += 1
+        await super().edit(**kwargs)
+
+
+async def test_a_click_is_answered_at_once_though_its_seats_watching_update_waits_its_turn() -> (
+    None
+):
+    """At 200 tables a click's answer waited seconds behind the seat's own watching update,
+    which held the DM while it waited for a turn of the global budget to show the same move.
+    The answer is that update: it goes at once through the click's token, and the waiting
+    update gives way and sends nothing."""
+    channel = Channel()
+    pacer = Pacer(global_rate=1)
+    release = asyncio.Event()
+
+    async def busy() -> None:
+        async with pacer.request("busy", URGENT):
+            await release.wait()  # in flight: the global budget stays spent
+
+    holder = asyncio.ensure_future(busy())
+    service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
+    dms = SeatDMs(_bot(channel), service, _pictures(), pacer, {}, MagicMock())
+    text = {"now": "you discarded 3 Bamboo"}
+
+    def content(table: Any, seat: int) -> SeatContent:
+        return SeatContent(text=text["now"], wall="", view=None, picture=None, deal=1)
+
+    dms.content = content  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1,
+        state=SimpleNamespace(deal=1, phase="play"),
+        player_at=lambda seat: SimpleNamespace(user_id=5),
+    )
+    clicked = CountedMessage("your turn", channel)
+    channel.messages.append(clicked)
+    live = dms.live[(1, 0)] = LiveDM(5, message=clicked, deal=1, key=("your turn",))
+    live.remember(clicked.id, 1)
+
+    dms.changed(table, 0)  # the move: the seat's watching update, which must wait its turn
+    while not pacer.snapshot()["waiting"].get(TABLE):
+        await asyncio.sleep(0.01)
+    assert clicked.edits == 0
+    click = Click(clicked)
+    click.answered.set()
+    await asyncio.wait_for(dms.answer(click, table, 0), timeout=30)  # type: ignore[arg-type]
+    assert clicked.content == "you discarded 3 Bamboo" and clicked.edits == 1
+
+    release.set()
+    await holder
+    await pacer.drain()
+    assert clicked.edits == 1  # the update gave way: nothing more was sent
+    assert channel.messages == [clicked]
     await pacer.close()

@@ -62,7 +62,7 @@ async def _budget_used_up(pacer: Pacer) -> tuple[asyncio.Task[None], asyncio.Eve
 
 
 def _dms(pacer: Pacer, deleted: list[int]) -> SeatDMs:
-    pictures = SimpleNamespace(file=AsyncMock(return_value=None))
+    pictures = SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda picture, owner: None)
     return SeatDMs(_bot(deleted), SimpleNamespace(), pictures, pacer, {}, MagicMock())
 
 

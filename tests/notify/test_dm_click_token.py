@@ -1,0 +1,143 @@
+"""A member playing in their DM: their seat's updates, prompts too, go into the message they
+clicked through the click's interaction token (instant, outside Discord's global budget);
+a member who has not clicked for a while gets each prompt as a new message (it pings), and
+a token Discord no longer takes falls back to the bot's own edit."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+from unittest.mock import AsyncMock, MagicMock
+
+import discord
+
+from cogs.notify.dm import PLAYING_FOR, LiveDM, SeatDMs
+from cogs.notify.pacing import Pacer
+from cogs.notify.seat import SeatContent
+
+
+class Message:
+    ids = iter(range(500, 10_000))
+
+    def __init__(self, content: str) -> None:
+        self.id = next(self.ids)
+        self.content = content
+        self.edits = 0
+        self.channel = Channel
+        self.deleted = False
+
+    async def delete(self) -> None:
+        self.deleted = True
+
+    async def edit(self, **kwargs: Any) -> None:
+        self.edits += 1
+        self.content = kwargs.get("content", self.content)
+
+
+class Channel:
+    id = 55
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    async def send(self, **kwargs: Any) -> Message:
+        message = Message(kwargs.get("content", ""))
+        self.messages.append(message)
+        return message
+
+    def get_partial_message(self, message_id: int) -> Message:
+        return next(m for m in self.messages if m.id == message_id)
+
+
+class Click:
+    """A click on ``message``; ``refused``: Discord no longer takes its token (HTTP 401)."""
+
+    def __init__(self, message: Message, refused: bool = False) -> None:
+        self.message = message
+        self.id = 7
+        self.refused = refused
+        self.token_edits = 0
+
+    async def edit_original_response(self, **kwargs: Any) -> None:
+        if self.refused:
+            raise discord.HTTPException(MagicMock(status=401, reason="Unauthorized"), "")
+        self.token_edits += 1
+        self.message.content = kwargs.get("content", self.message.content)
+
+
+def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    pictures = SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda *a, **k: None)
+    bot = SimpleNamespace(get_partial_messageable=lambda channel_id, **_: channel)
+    dms = SeatDMs(bot, SimpleNamespace(), pictures, pacer, {}, MagicMock())
+    move = {"now": 1}
+
+    def content(table: Any, seat: int) -> SeatContent:
+        return SeatContent(
+            text=f"your turn (move {move['now']})",
+            wall="",
+            view=None,
+            picture=None,
+            deal=1,
+            prompt="turn",
+            prompt_id=(1, move["now"]),
+        )
+
+    async def dm_channel(user_id: int) -> Channel:
+        return channel
+
+    dms.content = content  # type: ignore[method-assign]
+    dms._dm_channel = dm_channel  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+    return dms, channel, pacer, move, table
+
+
+async def test_a_prompt_for_a_member_playing_in_the_dm_goes_through_their_clicks_token() -> None:
+    dms, channel, pacer, move, table = _seat()
+    await dms.update(table, 0)  # the first prompt: a new message
+    [first] = channel.messages
+    click = Click(first)
+    await dms.answer(click, table, 0)  # type: ignore[arg-type]
+    await pacer.drain()
+    sent_before = pacer.counts["global"]
+
+    move["now"] = 2  # the seat's next prompt, a moment later
+    await dms.update(table, 0)
+    assert channel.messages == [first]  # no new message: the member is looking at this one
+    assert first.content == "your turn (move 2)" and click.token_edits == 1
+    assert first.edits == 0 and pacer.counts["global"] == sent_before  # outside the budget
+    await pacer.close()
+
+
+async def test_a_member_who_stopped_clicking_gets_the_prompt_as_a_new_message() -> None:
+    dms, channel, pacer, move, table = _seat()
+    await dms.update(table, 0)
+    [first] = channel.messages
+    click = Click(first)
+    await dms.answer(click, table, 0)  # type: ignore[arg-type]
+    await pacer.drain()
+    dms.live[(1, 0)].clicked_at = time.monotonic() - PLAYING_FOR - 1  # a while ago
+
+    move["now"] = 2
+    await dms.update(table, 0)
+    await pacer.drain()
+    assert [m.content for m in channel.messages] == ["your turn (move 1)", "your turn (move 2)"]
+    assert click.token_edits == 0
+    assert first.deleted  # the replaced prompt goes, as ever
+    await pacer.close()
+
+
+async def test_a_token_discord_no_longer_takes_falls_back_to_the_bots_own_edit() -> None:
+    dms, _channel, pacer, move, table = _seat()
+    first = Message("your turn (move 1)")
+    live = dms.live[(1, 0)] = LiveDM(5, message=first, deal=1, key=("old",), prompt_id=(1, 2))
+    live.click, live.clicked_at = Click(first, refused=True), time.monotonic()  # type: ignore[assignment]
+    move["now"] = 2  # same prompt as shown (an edit, not a new message)
+    await dms.update(table, 0)
+    assert first.edits == 1 and first.content == "your turn (move 2)"
+    assert live.click is None  # not tried again
+    await pacer.close()
