@@ -30,7 +30,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -42,7 +42,7 @@ from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
 from cogs.notify.private_hand import TOKEN_LIFE, TOKEN_MARGIN
-from cogs.notify.seat import SeatContent, finished_text, seat_content
+from cogs.notify.seat import Picture, SeatContent, finished_text, seat_content
 
 if TYPE_CHECKING:
     from bot.service.tables import LiveTable, TableService
@@ -197,10 +197,10 @@ class SeatDMs:
         if live is None:
             return
         content = self.content(table, seat)
-        await self._draw_ahead(table, seat, live, content)
+        drawn = await self._draw_ahead(table, seat, live, content)
         async with live.lock:
             if table.state is not state:  # a move meanwhile: show the newest
-                content = self.content(table, seat)
+                content = self._newest(table, seat, drawn)
             if content.prompt:
                 self.notes.pop((table.id, seat), None)  # told; the seat has moved on
             if live.message is not None and live.deal != content.deal and not live.finished:
@@ -233,21 +233,34 @@ class SeatDMs:
                 if gone is not None:
                     self.changed(table, seat)
 
+    def _newest(self, table: LiveTable, seat: int, drawn: Picture | None) -> SeatContent:
+        """The seat's newest content, for an update whose picture was drawn before a move
+        changed the table: a prompt or a hand's end is drawn anew, but a watching seat's
+        update goes with the newest words and the picture already drawn (the move that
+        changed it scheduled the next update, which brings it). Drawing it again at once
+        drew most watching pictures twice at 200 tables, where they wait seconds in the
+        pool, and starved the table images."""
+        newest = self.content(table, seat)
+        if drawn is None or newest.picture is None or newest.picture.key == drawn.key:
+            return newest
+        return newest if priority_of(newest) < TABLE else replace(newest, picture=drawn)
+
     async def _draw_ahead(
         self, table: LiveTable, seat: int, live: LiveDM, content: SeatContent
-    ) -> None:
+    ) -> Picture | None:
         """Draw the update's picture before it takes the DM's lock (the picture is kept, and
         the request inside the lock finds it drawn): a click's answer, which takes the lock,
         never waits for a drawing queued in the pool (a watching seat's waited seconds in
         the table images' lane at 200 tables, and its member's click behind it)."""
         picture = content.picture
         if picture is None or picture.key == live.picture_key:
-            return
+            return None
         if live.message is not None and live.deal == content.deal and live.key == content.key:
-            return
+            return None
         await self.pacer.unless_newer(
             self.pictures.drawn(picture, lane=_lane(content), owner=("dm", table.id, seat))
         )
+        return picture
 
     def reached(self, table: LiveTable, seat: int, content: SeatContent) -> None:
         """A prompt has reached Discord: the seat's timer counts from now at the earliest

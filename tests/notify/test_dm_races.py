@@ -273,3 +273,46 @@ async def test_a_click_is_answered_at_once_though_its_seats_watching_update_wait
     assert clicked.edits == 1  # the update gave way: nothing more was sent
     assert channel.messages == [clicked]
     await pacer.close()
+
+
+async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_twice() -> None:
+    """A watching seat's picture waits seconds in the pool at 200 tables, and the table moves
+    on meanwhile: the update goes with the newest words and the picture already drawn (the
+    move scheduled the next update, which brings the newer picture) instead of drawing again
+    at once, which drew most watching pictures twice and starved the table images."""
+    from cogs.notify.seat import Picture
+
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    table = SimpleNamespace(
+        id=1,
+        state=SimpleNamespace(deal=1, phase="play", move=1),
+        player_at=lambda seat: SimpleNamespace(user_id=5),
+    )
+    drawn: list[Any] = []
+
+    async def draw(picture: Picture, **kwargs: Any) -> bytes:
+        drawn.append(picture.key)
+        table.state = SimpleNamespace(deal=1, phase="play", move=table.state.move + 1)
+        return b""
+
+    pictures = SimpleNamespace(
+        file=AsyncMock(return_value=None), kept=lambda picture, owner: None, drawn=draw
+    )
+    service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
+    dms = SeatDMs(_bot(channel), service, pictures, pacer, {}, MagicMock())
+
+    def content(table: Any, seat: int) -> SeatContent:
+        move = table.state.move
+        picture = Picture("seat_table", (), {}, key=("table as of", move))
+        return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
+
+    dms.content = content  # type: ignore[method-assign]
+    shown = CountedMessage("move 0", channel)
+    channel.messages.append(shown)
+    live = dms.live[(1, 0)] = LiveDM(5, message=shown, deal=1, key=("move 0",))
+    await dms.update(table, 0)
+    assert drawn == [("table as of", 1)]  # drawn once, though move 2 came meanwhile
+    assert shown.content == "move 2" and shown.edits == 1  # the newest words
+    assert live.picture_key == ("table as of", 1)  # the next update brings move 2's picture
+    await pacer.close()
