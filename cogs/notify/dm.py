@@ -7,7 +7,8 @@ for every hand before it.
   (Discord notifies new messages, never edits), and the previous live message is deleted so
   the DM does not fill up; a member who turned pings off (``/mahjong settings``) gets the
   prompt as an edit instead, and so does a member playing in the DM right now (they clicked
-  in its live message within the last 30 s, :data:`PLAYING_FOR`).
+  in its live message within the last 30 s, :data:`PLAYING_FOR`) while the bot's global
+  budget runs short (``Pacer.pressed``: many tables).
 - **A member playing gets their DM through their own clicks.** A click is answered at once
   in the clicked message, through the interaction's token (its picture with it if already
   drawn, else the seat's next update brings it); while the member keeps playing, every
@@ -56,6 +57,9 @@ PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
 # A member who clicked in their live DM message this recently is playing in it: its updates,
 # prompts too, go into that message through the click's interaction token (see ``_via``).
 PLAYING_FOR = 30.0
+# Seconds a click's answer waits for its picture before going without it (the seat's update
+# brings it): a few tables draw it in tens of milliseconds.
+ANSWER_PICTURE_WAIT = 0.25
 
 
 def priority_of(content: SeatContent) -> int:
@@ -212,9 +216,10 @@ class SeatDMs:
                 return
             try:
                 via = self._via(live)
-                if not same_deal or (
-                    via is None and self._wants_new_message(live, content, player.user_id)
-                ):
+                new_prompt = self._wants_new_message(live, content, player.user_id)
+                if new_prompt and via is not None and not self.pacer.pressed():
+                    via = None  # budget to spare: the prompt is a new message, which pings
+                if not same_deal or (via is None and new_prompt):
                     await self._post(table, seat, live, content)
                 else:
                     await self._edit(table, seat, live, content, via=via)
@@ -278,7 +283,8 @@ class SeatDMs:
     def _via(live: LiveDM, now: float | None = None) -> discord.Interaction | None:
         """The interaction of the member's last click, if it may carry this update: the
         member clicked in the live message within :data:`PLAYING_FOR` (they are looking at
-        it, so a prompt needs no new message to reach them) and its token is still valid.
+        it, so a prompt needs no new message to reach them, and goes as an edit through it
+        once the global budget runs short) and its token is still valid.
         An edit through it is instant and outside Discord's global budget: at 200 tables the
         members' prompts, each a new message, wanted more than the whole budget (0.52 new
         messages a move at 73 moves/s), and table images got none of it."""
@@ -519,13 +525,10 @@ class SeatDMs:
     async def _answer(
         self, interaction: discord.Interaction, table: LiveTable, seat: int, live: LiveDM
     ) -> None:
-        """The answer goes at once, without waiting for a drawing: the picture goes with
-        it if already drawn (the seat's update draws it as soon as the move is made, often
-        before the click's acknowledgement is back), else the seat's next update brings it
-        (``owed``): in its turn, as a watching seat's, since the member already reads what
-        their move did. At 200 tables a click's answer drawn first came p50 2.5 s after it,
-        and drawing the follow-up picture at once, ahead of prompts, put prompts' pictures
-        p50 4.4 s behind."""
+        """The answer goes at once, without waiting long for a drawing: the picture goes
+        with it if drawn within :data:`ANSWER_PICTURE_WAIT`, else the seat's next update
+        brings it (``owed``), drawn meanwhile in the DM lane. At 200 tables a click's answer
+        that waited for its picture came p50 2.5 s after the click."""
         clicked = interaction.message
         old = None
         async with live.lock:
@@ -552,7 +555,7 @@ class SeatDMs:
             picture_key = content.picture.key if content.picture else None
             owed = False
             if not same or picture_key != live.picture_key:
-                png = self.pictures.kept(content.picture, owner=("dm", table.id, seat))
+                png = await self._answer_picture(table, seat, content)
                 if content.picture is None:
                     kwargs["attachments"] = []
                 elif png is not None:
@@ -562,6 +565,11 @@ class SeatDMs:
                     # the new one (what the clicked message shows is not known otherwise).
                     owed = True
                     picture_key = live.picture_key if same else None
+            # What the message will show: with the picture owed, the old one under the new
+            # words (a later update with the same words and picture has nothing to send).
+            shown = (content.text, content.controls, picture_key) if owed else content.key
+            if same and live.key == shown:
+                return  # only the picture changes, and it is not drawn yet: the update brings it
             try:
                 async with self.pacer.request(
                     ("token", interaction.id), URGENT, route="edit", counted=False
@@ -582,11 +590,34 @@ class SeatDMs:
                 live.remember(clicked.id, content.deal)
                 live.click, live.clicked_at = interaction, time.monotonic()
             live.deal, live.picture_key = content.deal, picture_key
-            live.key = None if owed else content.key
+            live.key = shown
+            if owed:
+                self.changed(table, seat)  # brings the picture, drawn meanwhile
             live.prompt_id = content.prompt_id or live.prompt_id
             live.set_finished(content.finished)
         if old is not None:
             self._replaced(table, seat, live, old)
+
+    async def _answer_picture(
+        self, table: LiveTable, seat: int, content: SeatContent
+    ) -> bytes | None:
+        """The picture for a click's answer if drawn within :data:`ANSWER_PICTURE_WAIT`
+        (a few tables: always), else None: the drawing goes on in the DM lane and the seat's
+        update attaches it (at 200 tables a click's answer that waited for its picture came
+        p50 2.5 s after the click)."""
+        picture, owner = content.picture, ("dm", table.id, seat)
+        if picture is None:
+            return None
+        png = self.pictures.kept(picture, owner=owner)
+        if png is not None:
+            return png
+        drawing = self.pacer.spawn(
+            self.pictures.drawn(picture, lane="dm", owner=owner), f"answer-picture-{owner}"
+        )
+        done, _ = await asyncio.wait({drawing}, timeout=ANSWER_PICTURE_WAIT)
+        if drawing not in done or drawing.cancelled() or drawing.exception() is not None:
+            return None
+        return drawing.result()
 
     # -- users and DM channels, kept for seated members --------------------------------------
     async def _dm_channel(self, user_id: int) -> discord.DMChannel:

@@ -269,6 +269,12 @@ class Pacer:
             raise Superseded
         return task.result()
 
+    def pressed(self) -> bool:
+        """Whether the global budget runs short: half of it or more taken in the last
+        second (a bot with a few tables takes a tenth)."""
+        room, _ = self._global_room(asyncio.get_running_loop().time())
+        return room < self._allowed() / 2
+
     def _ensure_dispatcher(self) -> None:
         if self._dispatcher is None or self._dispatcher.done():
             self._wake = asyncio.Event()

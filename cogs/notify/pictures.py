@@ -5,6 +5,7 @@ brought back to the bottom) re-uses them instead of drawing the same thing again
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import io
 from collections.abc import Hashable
@@ -12,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.drawing import Superseded
+from bot.drawing import TIER, Superseded
 from cogs.notify.let_go import LetGo
 from cogs.notify.seat import Picture
 
@@ -23,6 +24,9 @@ class Pictures:
         self.let_go = let_go if let_go is not None else LetGo()
         self._lanes = "lane" in inspect.signature(drawing.draw).parameters
         self._last: dict[Hashable, tuple[Hashable, bytes]] = {}  # owner -> (key, png)
+        # owner -> (key, lane, drawing) being drawn: a second asker of the same picture
+        # waits for it instead of drawing it again.
+        self._drawing: dict[Hashable, tuple[Hashable, str, asyncio.Future[bytes]]] = {}
 
     async def png(
         self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
@@ -52,12 +56,48 @@ class Pictures:
         return cached[1]
 
     async def drawn(self, picture: Picture, *, lane: str = "dm", owner: Hashable = None) -> bytes:
-        """The picture's PNG; drawn only if ``owner``'s last picture differs."""
+        """The picture's PNG; drawn only if ``owner``'s last picture differs, and once: an
+        asker of a picture already being drawn for ``owner`` waits for that drawing (asked
+        in a more urgent lane, it is drawn there, and the first asker takes that one)."""
         cached = self._last.get(owner) if owner is not None else None
         if cached is not None and cached[0] == picture.key:
             return cached[1]
-        png = await self.png(picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs)
-        if owner is not None and not self._let_go(owner):
+        if owner is None:
+            return await self.png(picture.kind, *picture.args, lane=lane, **picture.kwargs)
+        pending = self._being_drawn(picture, owner)
+        if pending is not None and TIER.get(pending[1], 9) <= TIER.get(lane, 9):
+            return await asyncio.shield(pending[2])
+        future = asyncio.ensure_future(self._draw(picture, lane, owner))
+        self._drawing[owner] = (picture.key, lane, future)
+        try:
+            return await future
+        except Superseded:
+            # A newer asker queued a drawing for the same owner: the same picture in a more
+            # urgent lane (take that one), or a newer one (draw this one anyway, unkeyed).
+            pending = self._being_drawn(picture, owner)
+            if pending is not None:
+                return await asyncio.shield(pending[2])
+            return await self.png(picture.kind, *picture.args, lane=lane, **picture.kwargs)
+        finally:
+            if self._drawing.get(owner, (None, None, None))[2] is future:
+                del self._drawing[owner]
+
+    def _being_drawn(
+        self, picture: Picture, owner: Hashable
+    ) -> tuple[Hashable, str, asyncio.Future[bytes]] | None:
+        pending = self._drawing.get(owner)
+        if pending is None or pending[0] != picture.key or pending[2].done():
+            return None
+        return pending
+
+    async def _draw(self, picture: Picture, lane: str, owner: Hashable) -> bytes:
+        if not self._lanes:
+            png = await self.drawing.draw(picture.kind, *picture.args, **picture.kwargs)
+        else:
+            png = await self.drawing.draw(
+                picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs
+            )
+        if not self._let_go(owner):
             self._last[owner] = (picture.key, png)
         return png
 

@@ -97,7 +97,9 @@ def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
 
 
 async def test_a_prompt_for_a_member_playing_in_the_dm_goes_through_their_clicks_token() -> None:
+    """With the global budget running short (many tables): pings cost a request each."""
     dms, channel, pacer, move, table = _seat()
+    pacer.pressed = lambda: True  # type: ignore[method-assign]
     await dms.update(table, 0)  # the first prompt: a new message
     [first] = channel.messages
     click = Click(first)
@@ -140,4 +142,22 @@ async def test_a_token_discord_no_longer_takes_falls_back_to_the_bots_own_edit()
     await dms.update(table, 0)
     assert first.edits == 1 and first.content == "your turn (move 2)"
     assert live.click is None  # not tried again
+    await pacer.close()
+
+
+async def test_with_budget_to_spare_a_playing_members_prompt_is_still_a_new_message() -> None:
+    """A few tables: a new message pings, and the budget has room for it."""
+    dms, channel, pacer, move, table = _seat()
+    await dms.update(table, 0)
+    [first] = channel.messages
+    click = Click(first)
+    await dms.answer(click, table, 0)  # type: ignore[arg-type]
+    await pacer.drain()
+    assert not pacer.pressed()
+
+    move["now"] = 2
+    await dms.update(table, 0)
+    await pacer.drain()
+    assert [m.content for m in channel.messages][-1] == "your turn (move 2)"
+    assert len(channel.messages) == 2 and click.token_edits == 0
     await pacer.close()

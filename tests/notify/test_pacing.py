@@ -341,3 +341,15 @@ async def test_an_update_failing_at_shut_down_is_no_error_but_one_failing_before
     assert [r.levelno for r in caplog.records] == [logging.INFO]
     assert "stopped by the shut-down" in caplog.text
     await pacer.close()
+
+
+async def test_the_budget_is_pressed_once_half_of_the_second_is_taken() -> None:
+    pacer = Pacer(per_channel=100, window=1, global_rate=4)
+    pacer.global_window = 3600.0  # no grant leaves the window while the test runs, however slow
+    assert not pacer.pressed()
+    await pacer.turn("a", NORMAL)
+    await pacer.turn("b", NORMAL)
+    assert not pacer.pressed()  # half left
+    await pacer.turn("c", NORMAL)
+    assert pacer.pressed()
+    await pacer.close()
