@@ -48,6 +48,14 @@ class Pictures:
             return None
         return self.attachment(picture, await self.drawn(picture, lane=lane, owner=owner))
 
+    def first_lanes_idle(self) -> bool:
+        """Whether nothing waits in the pool's first tier (the DM and claim prompts' lanes):
+        a drawing asked for there now starts at once and delays no prompt."""
+        queued = getattr(self.drawing, "queued", None)
+        if queued is None:
+            return True
+        return not any(n for lane, n in queued().items() if TIER.get(lane, 9) == 0)
+
     def kept(self, picture: Picture | None, *, owner: Hashable) -> bytes | None:
         """The picture's PNG if it is ``owner``'s last one drawn, else None (nothing drawn)."""
         cached = self._last.get(owner)
