@@ -214,6 +214,11 @@ class SeatDMs:
             same_deal = live.message is not None and live.deal == content.deal
             if same_deal and live.key == content.key:
                 return
+            if same_deal and live.finished and not content.finished:
+                # The hand's message says it ended (the table closed): it stays so. An update
+                # drawn before the close (its picture is drawn outside the lock) must not
+                # bring the hand back into it.
+                return
             try:
                 via = self._via(live)
                 new_prompt = self._wants_new_message(live, content, player.user_id)

@@ -316,3 +316,23 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
     assert shown.content == "move 2" and shown.edits == 1  # the newest words
     assert live.picture_key == ("table as of", 1)  # the next update brings move 2's picture
     await pacer.close()
+
+
+async def test_an_update_after_the_table_closed_leaves_the_closed_message_alone() -> None:
+    """The table closed (its thread deleted) and the seat's DM says so; an update drawn
+    before (its picture is drawn outside the DM's lock) must not bring the hand back."""
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms.content = lambda table, seat: _content(3)  # type: ignore[method-assign]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
+    )
+    closed = CountedMessage("Table 1 has ended: its thread was deleted.", channel)
+    channel.messages.append(closed)
+    live = dms.live[(1, 0)] = LiveDM(5, message=closed, deal=1, key=("your turn (move 2)",))
+    live.set_finished(True)
+    await dms.update(table, 0)
+    await pacer.drain()
+    assert closed.edits == 0 and channel.messages == [closed]
+    await pacer.close()
