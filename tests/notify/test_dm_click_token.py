@@ -96,15 +96,21 @@ def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
     return dms, channel, pacer, move, table
 
 
-async def test_a_prompt_for_a_member_playing_in_the_dm_goes_through_their_clicks_token() -> None:
-    """With the global budget running short (many tables): pings cost a request each."""
-    dms, channel, pacer, move, table = _seat()
-    pacer.pressed = lambda: True  # type: ignore[method-assign]
-    await dms.update(table, 0)  # the first prompt: a new message
+async def _clicked(dms: SeatDMs, channel: Channel, pacer: Pacer, table: Any) -> tuple[Any, Click]:
+    """The seat's first prompt (a new message), and the member's click on it, answered."""
+    await dms.update(table, 0)
     [first] = channel.messages
     click = Click(first)
     await dms.answer(click, table, 0)  # type: ignore[arg-type]
     await pacer.drain()
+    return first, click
+
+
+async def test_a_prompt_for_a_member_playing_in_the_dm_goes_through_their_clicks_token() -> None:
+    """With the global budget running short (many tables): pings cost a request each."""
+    dms, channel, pacer, move, table = _seat()
+    pacer.pressed = lambda: True  # type: ignore[method-assign]
+    first, click = await _clicked(dms, channel, pacer, table)
     sent_before = pacer.counts["global"]
 
     move["now"] = 2  # the seat's next prompt, a moment later
@@ -117,11 +123,7 @@ async def test_a_prompt_for_a_member_playing_in_the_dm_goes_through_their_clicks
 
 async def test_a_member_who_stopped_clicking_gets_the_prompt_as_a_new_message() -> None:
     dms, channel, pacer, move, table = _seat()
-    await dms.update(table, 0)
-    [first] = channel.messages
-    click = Click(first)
-    await dms.answer(click, table, 0)  # type: ignore[arg-type]
-    await pacer.drain()
+    first, click = await _clicked(dms, channel, pacer, table)
     dms.live[(1, 0)].clicked_at = time.monotonic() - PLAYING_FOR - 1  # a while ago
 
     move["now"] = 2
@@ -148,11 +150,7 @@ async def test_a_token_discord_no_longer_takes_falls_back_to_the_bots_own_edit()
 async def test_with_budget_to_spare_a_playing_members_prompt_is_still_a_new_message() -> None:
     """A few tables: a new message pings, and the budget has room for it."""
     dms, channel, pacer, move, table = _seat()
-    await dms.update(table, 0)
-    [first] = channel.messages
-    click = Click(first)
-    await dms.answer(click, table, 0)  # type: ignore[arg-type]
-    await pacer.drain()
+    _first, click = await _clicked(dms, channel, pacer, table)
     assert not pacer.pressed()
 
     move["now"] = 2
