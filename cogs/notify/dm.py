@@ -42,7 +42,6 @@ from bot.rules.game import GAME_OVER, HAND_OVER
 from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, TURN, URGENT, Pacer
 from cogs.notify.pictures import Pictures
-from cogs.notify.private_hand import TOKEN_LIFE, TOKEN_MARGIN
 from cogs.notify.seat import Picture, SeatContent, finished_text, seat_content
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ WATCH_GAPS = 8  # a watching seat's DM is updated at most every 8 gaps (2 s at t
 PRIORITY = {"claim": URGENT, "turn": TURN, None: NORMAL}
 # A member who clicked in their live DM message this recently is playing in it: its updates,
 # prompts too, go into that message through the click's interaction token (see ``_via``).
-PLAYING_FOR = 30.0
+PLAYING_FOR = 30.0  # well within an interaction token's 15 minutes
 # Seconds a click's answer waits for its picture before going without it (the seat's update
 # brings it): a few tables draw it in tens of milliseconds.
 ANSWER_PICTURE_WAIT = 0.25
@@ -285,11 +284,11 @@ class SeatDMs:
             shown(table, seat, content.prompt_id[1])
 
     @staticmethod
-    def _via(live: LiveDM, now: float | None = None) -> discord.Interaction | None:
+    def _via(live: LiveDM) -> discord.Interaction | None:
         """The interaction of the member's last click, if it may carry this update: the
         member clicked in the live message within :data:`PLAYING_FOR` (they are looking at
         it, so a prompt needs no new message to reach them, and goes as an edit through it
-        once the global budget runs short) and its token is still valid.
+        once the global budget runs short; its token, valid for 15 minutes, is then too).
         An edit through it is instant and outside Discord's global budget: at 200 tables the
         members' prompts, each a new message, wanted more than the whole budget (0.52 new
         messages a move at 73 moves/s), and table images got none of it."""
@@ -298,8 +297,7 @@ class SeatDMs:
             return None
         if click.message.id != message.id:
             return None  # a newer message took over since
-        age = (time.monotonic() if now is None else now) - live.clicked_at
-        if age > PLAYING_FOR or age > TOKEN_LIFE - TOKEN_MARGIN:
+        if time.monotonic() - live.clicked_at > PLAYING_FOR:
             return None
         return click
 
@@ -542,7 +540,6 @@ class SeatDMs:
                 live.message is not None and clicked is not None and live.message.id == clicked.id
             )
             if same and live.key == content.key:
-                live.click, live.clicked_at = interaction, time.monotonic()
                 return  # already shows it (a double tap): the deferral is the whole answer
             clicked_deal = live.deals.get(clicked.id) if clicked is not None else None
             if same:

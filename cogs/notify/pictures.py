@@ -31,14 +31,26 @@ class Pictures:
     async def png(
         self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
     ) -> bytes:
-        if not self._lanes:
-            return await self.drawing.draw(kind, *args, **kwargs)
         try:
-            return await self.drawing.draw(kind, *args, lane=lane, key=key, **kwargs)
+            return await self._ask(kind, args, kwargs, lane, key)
         except Superseded:
             # A newer drawing for the same slot was queued by someone else (each slot is
             # drawn under its own lock here, so this is rare): draw this one anyway.
-            return await self.drawing.draw(kind, *args, lane=lane, **kwargs)
+            return await self._ask(kind, args, kwargs, lane, None)
+
+    async def _ask(
+        self,
+        kind: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        lane: str,
+        key: Hashable,
+    ) -> bytes:
+        """One drawing from the pool, in ``lane``, superseded by a newer one asked for with
+        the same ``key`` (a drawing without lanes, as some tests pass: neither)."""
+        if not self._lanes:
+            return await self.drawing.draw(kind, *args, **kwargs)
+        return await self.drawing.draw(kind, *args, lane=lane, key=key, **kwargs)
 
     async def file(
         self, picture: Picture | None, *, lane: str = "dm", owner: Hashable = None
@@ -71,7 +83,7 @@ class Pictures:
         if cached is not None and cached[0] == picture.key:
             return cached[1]
         if owner is None:
-            return await self.png(picture.kind, *picture.args, lane=lane, **picture.kwargs)
+            return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
         pending = self._being_drawn(picture, owner)
         if pending is not None and TIER.get(pending[1], 9) <= TIER.get(lane, 9):
             return await asyncio.shield(pending[2])
@@ -85,7 +97,7 @@ class Pictures:
             pending = self._being_drawn(picture, owner)
             if pending is not None:
                 return await asyncio.shield(pending[2])
-            return await self.png(picture.kind, *picture.args, lane=lane, **picture.kwargs)
+            return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
         finally:
             if self._drawing.get(owner, (None, None, None))[2] is future:
                 del self._drawing[owner]
@@ -99,12 +111,7 @@ class Pictures:
         return pending
 
     async def _draw(self, picture: Picture, lane: str, owner: Hashable) -> bytes:
-        if not self._lanes:
-            png = await self.drawing.draw(picture.kind, *picture.args, **picture.kwargs)
-        else:
-            png = await self.drawing.draw(
-                picture.kind, *picture.args, lane=lane, key=owner, **picture.kwargs
-            )
+        png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, owner)
         if not self._let_go(owner):
             self._last[owner] = (picture.key, png)
         return png
