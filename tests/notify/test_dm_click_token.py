@@ -10,68 +10,17 @@ from types import SimpleNamespace
 from typing import Any
 from unittest.mock import AsyncMock, MagicMock
 
-import discord
-
 from cogs.notify.dm import PLAYING_FOR, LiveDM, SeatDMs
 from cogs.notify.pacing import Pacer
 from cogs.notify.seat import SeatContent
-
-
-class Message:
-    ids = iter(range(500, 10_000))
-
-    def __init__(self, content: str) -> None:
-        self.id = next(self.ids)
-        self.content = content
-        self.edits = 0
-        self.channel = Channel
-        self.deleted = False
-
-    async def delete(self) -> None:
-        self.deleted = True
-
-    async def edit(self, **kwargs: Any) -> None:
-        self.edits += 1
-        self.content = kwargs.get("content", self.content)
-
-
-class Channel:
-    id = 55
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-
-    async def send(self, **kwargs: Any) -> Message:
-        message = Message(kwargs.get("content", ""))
-        self.messages.append(message)
-        return message
-
-    def get_partial_message(self, message_id: int) -> Message:
-        return next(m for m in self.messages if m.id == message_id)
-
-
-class Click:
-    """A click on ``message``; ``refused``: Discord no longer takes its token (HTTP 401)."""
-
-    def __init__(self, message: Message, refused: bool = False) -> None:
-        self.message = message
-        self.id = 7
-        self.refused = refused
-        self.token_edits = 0
-
-    async def edit_original_response(self, **kwargs: Any) -> None:
-        if self.refused:
-            raise discord.HTTPException(MagicMock(status=401, reason="Unauthorized"), "")
-        self.token_edits += 1
-        self.message.content = kwargs.get("content", self.message.content)
+from tests.notify.dm_fakes import Channel, Click, Message, bot_for
 
 
 def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
     pictures = SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda *a, **k: None)
-    bot = SimpleNamespace(get_partial_messageable=lambda channel_id, **_: channel)
-    dms = SeatDMs(bot, SimpleNamespace(), pictures, pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), pictures, pacer, {}, MagicMock())
     move = {"now": 1}
 
     def content(table: Any, seat: int) -> SeatContent:
@@ -136,8 +85,8 @@ async def test_a_member_who_stopped_clicking_gets_the_prompt_as_a_new_message() 
 
 
 async def test_a_token_discord_no_longer_takes_falls_back_to_the_bots_own_edit() -> None:
-    dms, _channel, pacer, move, table = _seat()
-    first = Message("your turn (move 1)")
+    dms, channel, pacer, move, table = _seat()
+    first = Message("your turn (move 1)", channel)
     live = dms.live[(1, 0)] = LiveDM(5, message=first, deal=1, key=("old",), prompt_id=(1, 2))
     live.click, live.clicked_at = Click(first, refused=True), time.monotonic()  # type: ignore[assignment]
     move["now"] = 2  # same prompt as shown (an edit, not a new message)

@@ -8,75 +8,10 @@ from types import SimpleNamespace
 from typing import Any
 from unittest.mock import AsyncMock, MagicMock
 
-import discord
-
 from cogs.notify.dm import LiveDM, SeatDMs
 from cogs.notify.pacing import TABLE, URGENT, Pacer
 from cogs.notify.seat import SeatContent
-
-
-def _not_found() -> discord.NotFound:
-    response = MagicMock(status=404, reason="Not Found")
-    return discord.NotFound(response, {"code": 10008, "message": "Unknown Message"})
-
-
-class Message:
-    """A DM message as Discord keeps it."""
-
-    ids = iter(range(100, 10_000))
-
-    def __init__(self, content: str, channel: Channel) -> None:
-        self.id = next(self.ids)
-        self.content = content
-        self.channel = channel
-        self.deleted = False
-
-    async def edit(self, **kwargs: Any) -> None:
-        if self.deleted:
-            raise _not_found()
-        self.content = kwargs.get("content", self.content)
-
-    async def delete(self) -> None:
-        if self.deleted:
-            raise _not_found()
-        self.deleted = True
-
-
-class Channel:
-    id = 55
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-
-    async def send(self, **kwargs: Any) -> Message:
-        message = Message(kwargs.get("content", ""), self)
-        self.messages.append(message)
-        return message
-
-    def get_partial_message(self, message_id: int) -> Message:
-        """The message by its id (a delete by id reaches the message Discord keeps)."""
-        return next(m for m in self.messages if m.id == message_id)
-
-
-def _bot(channel: Channel) -> Any:
-    """The bot's way to a DM channel it knows by id only."""
-    return SimpleNamespace(get_partial_messageable=lambda channel_id, **_: channel)
-
-
-class Click:
-    """A click on ``message``: its answer reaches Discord at once, and the bot hears back
-    only when ``answered`` is set (a slow round trip)."""
-
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        self.id = 7
-        self.answered = asyncio.Event()
-        self.sent = asyncio.Event()
-
-    async def edit_original_response(self, **kwargs: Any) -> None:
-        await self.message.edit(**kwargs)
-        self.sent.set()
-        await self.answered.wait()
+from tests.notify.dm_fakes import Channel, Click, Message, bot_for
 
 
 def _pictures() -> Any:
@@ -98,7 +33,7 @@ def _content(move: int) -> SeatContent:
 async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live_message() -> None:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     shown = {"move": 1}
     dms.content = lambda table, seat: _content(shown["move"])  # type: ignore[method-assign]
 
@@ -118,7 +53,7 @@ async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live
     shown["move"] = 2
     await dms.update(table, 0)
     # ... while the click's answer puts the newest controls into the clicked message.
-    click = Click(first)
+    click = Click(first, slow=True)
     answer = asyncio.ensure_future(dms.answer(click, table, 0))  # type: ignore[arg-type]
     await click.sent.wait()
     await asyncio.sleep(0.05)  # the background delete gets its turn meanwhile
@@ -136,7 +71,7 @@ async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live
 async def test_a_live_message_deleted_by_the_member_is_posted_again_at_once() -> None:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     dms.gap = 0
     text = {"now": "waiting"}
 
@@ -168,7 +103,7 @@ async def test_a_finished_hands_message_is_never_deleted_by_a_delete_scheduled_b
     delete must then leave the finished hand's message alone (it closes that hand's loop)."""
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     live = dms.live[(1, 0)] = LiveDM(5)
     finished = await channel.send(content="Hand 2 is over.")
     live.message = finished
@@ -186,7 +121,7 @@ async def test_a_click_on_an_old_prompt_after_the_hand_ended_leaves_one_finished
     being finished, would never be deleted (seen in CI: 17 finished DMs for 16 hands)."""
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     over = SeatContent(
         text="Hand 1 is over.", wall="", view=None, picture=None, deal=1, finished=True
     )
@@ -203,7 +138,6 @@ async def test_a_click_on_an_old_prompt_after_the_hand_ended_leaves_one_finished
     live.set_finished(True)
 
     click = Click(replaced)
-    click.answered.set()
     await dms.answer(click, table, 0)  # type: ignore[arg-type]
     await pacer.drain()
 
@@ -212,16 +146,6 @@ async def test_a_click_on_an_old_prompt_after_the_hand_ended_leaves_one_finished
     assert replaced.id not in live.kept
     assert replaced.deleted  # replaced, it goes
     await pacer.close()
-
-
-class CountedMessage(Message):
-    def __init__(self, content: str, channel: Channel) -> None:
-        super().__init__(content, channel)
-        self.edits = 0
-
-    async def edit(self, **kwargs: Any) -> None:
-        self.edits += 1
-        await super().edit(**kwargs)
 
 
 async def test_a_click_is_answered_at_once_though_its_seats_watching_update_waits_its_turn() -> (
@@ -241,7 +165,7 @@ async def test_a_click_is_answered_at_once_though_its_seats_watching_update_wait
 
     holder = asyncio.ensure_future(busy())
     service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
-    dms = SeatDMs(_bot(channel), service, _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), service, _pictures(), pacer, {}, MagicMock())
     text = {"now": "you discarded 3 Bamboo"}
 
     def content(table: Any, seat: int) -> SeatContent:
@@ -253,7 +177,7 @@ async def test_a_click_is_answered_at_once_though_its_seats_watching_update_wait
         state=SimpleNamespace(deal=1, phase="play"),
         player_at=lambda seat: SimpleNamespace(user_id=5),
     )
-    clicked = CountedMessage("your turn", channel)
+    clicked = Message("your turn", channel)
     channel.messages.append(clicked)
     live = dms.live[(1, 0)] = LiveDM(5, message=clicked, deal=1, key=("your turn",))
     live.remember(clicked.id, 1)
@@ -263,14 +187,14 @@ async def test_a_click_is_answered_at_once_though_its_seats_watching_update_wait
         await asyncio.sleep(0.01)
     assert clicked.edits == 0
     click = Click(clicked)
-    click.answered.set()
     await asyncio.wait_for(dms.answer(click, table, 0), timeout=30)  # type: ignore[arg-type]
-    assert clicked.content == "you discarded 3 Bamboo" and clicked.edits == 1
+    assert clicked.content == "you discarded 3 Bamboo"
+    assert click.token_edits == 1 and clicked.edits == 0  # through the click's token
 
     release.set()
     await holder
     await pacer.drain()
-    assert clicked.edits == 1  # the update gave way: nothing more was sent
+    assert click.token_edits == 1 and clicked.edits == 0  # the update gave way: nothing more
     assert channel.messages == [clicked]
     await pacer.close()
 
@@ -300,7 +224,7 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
         file=AsyncMock(return_value=None), kept=lambda picture, owner: None, drawn=draw
     )
     service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
-    dms = SeatDMs(_bot(channel), service, pictures, pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
 
     def content(table: Any, seat: int) -> SeatContent:
         move = table.state.move
@@ -308,7 +232,7 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
         return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
 
     dms.content = content  # type: ignore[method-assign]
-    shown = CountedMessage("move 0", channel)
+    shown = Message("move 0", channel)
     channel.messages.append(shown)
     live = dms.live[(1, 0)] = LiveDM(5, message=shown, deal=1, key=("move 0",))
     await dms.update(table, 0)
@@ -323,12 +247,12 @@ async def test_an_update_after_the_table_closed_leaves_the_closed_message_alone(
     before (its picture is drawn outside the DM's lock) must not bring the hand back."""
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    dms = SeatDMs(_bot(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
+    dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     dms.content = lambda table, seat: _content(3)  # type: ignore[method-assign]
     table = SimpleNamespace(
         id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
     )
-    closed = CountedMessage("Table 1 has ended: its thread was deleted.", channel)
+    closed = Message("Table 1 has ended: its thread was deleted.", channel)
     channel.messages.append(closed)
     live = dms.live[(1, 0)] = LiveDM(5, message=closed, deal=1, key=("your turn (move 2)",))
     live.set_finished(True)
