@@ -135,6 +135,12 @@ def rounding_line(rounded: int, points: int) -> ScoreLine:
     return ScoreLine(f"Rounded to the nearest 10 ({rounded})", rounded - points, 0, FUND)
 
 
+def _all_flowers_or_seasons(flowers: tuple[int, ...]) -> bool:
+    """All four flowers or all four seasons held (a maximum hand)."""
+    held = set(flowers)
+    return held.issuperset(FLOWERS) or held.issuperset(SEASONS)
+
+
 @lru_cache(maxsize=1024)
 def _rounding_line_of(points: int) -> ScoreLine:
     """:func:`rounding_line` by the points alone (they decide the rounding): a cache keyed by
@@ -260,12 +266,8 @@ class Singapore(RuleSet):
         special = reading.special
         # Maximum hands that do not depend on the sets, in the text's order.
         maximum_hand = None
-        if len(flowers) >= 4:
-            held = set(flowers)
-            if held.issuperset(FLOWERS) or held.issuperset(SEASONS):
-                maximum_hand = "all-flowers"
-        if maximum_hand is not None:
-            pass
+        if len(flowers) >= 4 and _all_flowers_or_seasons(flowers):
+            maximum_hand = "all-flowers"
         elif special == "thirteen-heads":
             maximum_hand = "thirteen-orphans"
         elif seat == 0 and (by == DEALT or "original-hand" in flags):
