@@ -9,7 +9,8 @@ the table service through a few small hooks the service calls:
 - ``fence(table_id)``: the keyword arguments of every event write and status change
   (``lease=``), so a write by a process that lost the table is refused by the store
   (``Fenced``) instead of forking the table's log;
-- ``opened(table_id)``: a table this process just created is its own at once;
+- ``create(insert)``: a table this process creates is its own from the moment it exists
+  (its lease is written in the transaction inserting it);
 - ``closed(table_id)``: a closed table's lease is given up;
 - the keeper's callbacks: a table acquired is read from the store and resumed
   (``TableService.adopt``), a table lost is dropped from memory with its timers
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.store.lease_keeper import TTL, LeaseKeeper
@@ -31,9 +33,6 @@ from bot.store.leases_repo import Lease, LeasesRepository
 
 log = logging.getLogger(__name__)
 
-#: A table never leased is left to the process that created it this long (it acquires the
-#: lease right after inserting the table) before another process may claim it.
-NEW_TABLE_GRACE = 10.0
 #: Tables claimed per heartbeat at most (each is replayed from its events).
 CLAIM_BATCH = 25
 #: A closed table's lease is kept this long, while its final messages go out.
@@ -64,7 +63,6 @@ class TableOwnership:
             leases,
             ttl=ttl or lease_seconds(),
             claim_batch=CLAIM_BATCH,
-            grace=NEW_TABLE_GRACE,
             on_acquired=self._acquired,
             on_lost=self._lost,
         )
@@ -78,7 +76,11 @@ class TableOwnership:
         return self.keeper.owner
 
     def attach(self, service: Any) -> None:
-        """Run ``service``'s tables under these leases (sets ``service.ownership``)."""
+        """Run ``service``'s tables under these leases (sets ``service.ownership``). Its store
+        must be on the leases' database: a new table's lease is written in the transaction
+        inserting the table (``create``), which a second database would not join."""
+        if getattr(service.store, "db", self.leases.db) is not self.leases.db:
+            raise ValueError("the table store and the leases are on different databases")
         self.service = service
         service.ownership = self
 
@@ -93,10 +95,16 @@ class TableOwnership:
             raise TableMoved(f"table {table_id} is not run by this process")
         return {"lease": lease}
 
-    async def opened(self, table_id: int) -> None:
-        """A table this process created: its lease, before its first event."""
-        if await self.keeper.acquire(table_id) is None:
-            raise TableMoved(f"table {table_id} was taken by another process at once")
+    async def create(self, insert: Callable[[], Awaitable[int]]) -> int:
+        """A new table of this process's: ``insert`` writes its row (and returns its id), and
+        the table's lease is written in the same transaction. Taken afterwards, the lease left
+        a moment in which the table was open and unleased, which another process's heartbeat
+        claims; on a loaded host it did (the creator then answered "moved")."""
+        async with self.leases.transaction():
+            table_id = await insert()
+            lease = await self.keeper.take_new(table_id)
+        self.keeper.hold(lease)
+        return table_id
 
     async def closed(self, table_id: int) -> None:
         """A table this process closed: its lease is kept (renewed) for ``CLOSING_SECONDS``

@@ -23,6 +23,7 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable
 
+from bot.store.backend import StoreError
 from bot.store.leases_repo import Lease, LeasesRepository
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,6 @@ class LeaseKeeper:
         owner: str | None = None,
         ttl: float = TTL,
         claim_batch: int = 5,
-        grace: float = 0.0,
         on_acquired: Callable[[Lease], Awaitable[None]] | None = None,
         on_lost: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
@@ -52,7 +52,6 @@ class LeaseKeeper:
         self.owner = owner or process_owner()
         self.ttl = ttl
         self.claim_batch = claim_batch
-        self.grace = grace  # seconds a new, never-leased table is left to its creator
         self.on_acquired = on_acquired
         self.on_lost = on_lost
         self.leases: dict[int, Lease] = {}
@@ -68,6 +67,22 @@ class LeaseKeeper:
         if lease is not None:
             self.leases[table_id] = lease
         return lease
+
+    async def take_new(self, table_id: int) -> Lease:
+        """The lease of a table this process is creating, written in the caller's transaction
+        (the one inserting the table): no other process ever sees the table without its lease,
+        so none claims it from its creator. Not held until ``hold``, once that transaction
+        committed (undone, it leaves nothing to run)."""
+        if self.repo.db.current() is None:  # on its own, the table would exist unleased
+            raise StoreError("a new table's lease is taken in the transaction inserting it")
+        lease = await self.repo.acquire(table_id, self.owner, self.ttl)
+        if lease is None:  # a table id just made cannot have a live lease
+            raise StoreError(f"the new table {table_id} is leased already")
+        return lease
+
+    def hold(self, lease: Lease) -> None:
+        """Run the table under ``lease`` from now on (``take_new``'s transaction committed)."""
+        self.leases[lease.table_id] = lease
 
     async def claim(self, table_id: int) -> Lease | None:
         """Take a table nobody runs now and tell the owner (``on_acquired``), as a tick would
@@ -90,12 +105,13 @@ class LeaseKeeper:
 
     async def tick(self) -> None:
         """One heartbeat: renew, drop what was lost, claim what is free."""
+        before = dict(self.leases)
         held = await self.repo.renew(self.owner, self.ttl)
-        for table_id in sorted(set(self.leases) - set(held)):
+        for table_id in sorted(_lost(before, held, now=self.leases)):
             log.warning("lease of table %s lost: another process runs it now", table_id)
             await self.fenced(table_id)
         self.leases.update({t: lease for t, lease in held.items() if t in self.leases})
-        for table_id in await self.repo.claimable(self.claim_batch, grace=self.grace):
+        for table_id in await self.repo.claimable(self.claim_batch):
             if table_id not in self.leases:
                 await self.claim(table_id)
 
@@ -125,3 +141,13 @@ class LeaseKeeper:
             for lease in list(self.leases.values()):
                 await self.repo.release(lease)
             self.leases.clear()
+
+
+def _lost(
+    before: dict[int, Lease], renewed: dict[int, Lease], *, now: dict[int, Lease]
+) -> set[int]:
+    """The tables whose lease a renewal found gone: held when it ran (``before``), not
+    renewed, and still held under that same lease. A lease taken while the renewal's answer
+    was on its way (a table just opened, a press's claim) is not in the answer, and is not
+    lost: the renewal ran before it existed."""
+    return {t for t, lease in before.items() if t not in renewed and now.get(t) is lease}

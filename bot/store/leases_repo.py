@@ -114,25 +114,25 @@ class LeasesRepository(Repository):
             int(row["table_id"]), row["owner"], int(row["generation"]), int(row["expires_at"])
         )
 
-    async def claimable(self, limit: int = 100, *, grace: float = 0.0) -> list[int]:
+    async def claimable(self, limit: int = 100) -> list[int]:
         """Open tables that no process runs (never leased, released or expired): what a
-        process scanning for work should try to ``acquire``, oldest first. ``grace`` (seconds):
-        a table never leased is left alone that long after it was created, so the process that
-        opened it (and acquires it right after the insert) is not raced for it.
+        process scanning for work should try to ``acquire``, oldest first. A table the bot
+        opens is never seen here unleased: its lease is written in the transaction inserting
+        it (``LeaseKeeper.take_new``). One never leased was made otherwise (copied by
+        ``migrate-db``, say) and is free at once.
 
         Also a closed table whose lease expired without being released: its process died while
         closing it (a process keeps a closed table's lease for a few seconds, until the final
         messages went out), so the table's end may never have been shown."""
         now = self.now_ms()
-        fresh = "AND t.created_at <= ?" if grace else "AND ? > 0"
         async with self.reading():
             rows = await self.fetchall(
                 "SELECT t.id FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id "
                 "WHERE (t.status IN ('lobby', 'playing') "
-                f"AND ((l.table_id IS NULL {fresh}) OR l.expires_at <= ?)) "
+                "AND (l.table_id IS NULL OR l.expires_at <= ?)) "
                 "OR (t.status IN ('finished', 'cancelled') AND l.expires_at > 0 "
                 "AND l.expires_at <= ?) ORDER BY t.id LIMIT ?",
-                (int(now / 1000 - grace), now, now, limit),
+                (now, now, limit),
             )
         return [int(r["id"]) for r in rows]
 

@@ -162,6 +162,46 @@ async def test_a_process_only_runs_what_it_leases(two) -> None:
     assert (await second.ownership.leases.holder(lobby.id)).generation == 2
 
 
+async def test_a_new_table_is_never_claimable_by_another_process(two) -> None:
+    """The flake of test_failover (``/mahjong new`` answered "This table has just moved"
+    before anything died): the creating process wrote the table's row and took its lease only
+    afterwards, and on a loaded host another process's heartbeat claimed the table in between
+    (once the 10 s it left new tables to their creator were over). Here the creator stalls
+    for a minute right after writing the row, and the other process's claim pass runs at that
+    moment: it finds nothing to take, since the lease is written with the row."""
+    first, second, clock = two
+    await first.service.load()
+    await second.service.load()
+    create_capped = first.tables.create_capped
+    claimed: list[int] = []
+
+    async def stalling_create(table: Any, host_name: str, caps: dict[str, int]) -> int:
+        table_id = await create_capped(table, host_name, caps)  # the row is written
+        clock.advance(60)  # a loaded host: the creator goes on a minute later
+        claimed.extend(await claim_pass(second))
+        return table_id
+
+    first.tables.create_capped = stalling_create  # type: ignore[method-assign]
+    table = await open_table(first.service, computers=1, channel_id=30)
+    assert claimed == []
+    assert first.ownership.owns(table.id) and not second.ownership.owns(table.id)
+    assert [p.name for p in table.players] == ["alice", "Computer 1"]
+    await second.ownership.keeper.tick()  # nor does a whole heartbeat afterwards
+    assert second.service.tables == {} and not second.ownership.owns(table.id)
+
+
+async def claim_pass(p: Process) -> list[int]:
+    """The claiming half of a heartbeat (``LeaseKeeper.tick``): every table ``p`` may claim,
+    claimed; returns them. Without the renewal, a write, which on SQLite would wait for the
+    creator's transaction while the creator waits for this."""
+    keeper = p.ownership.keeper
+    taken = []
+    for table_id in await keeper.repo.claimable(keeper.claim_batch):
+        if await keeper.claim(table_id) is not None:
+            taken.append(table_id)
+    return taken
+
+
 async def test_sqlite_runs_without_leases(db_path) -> None:
     db = await open_database(db_path)
     try:

@@ -219,3 +219,72 @@ async def test_lease_keepers_take_over_a_dead_process_s_tables_within_15_s(
     await b.stop()  # a clean stop gives the tables up at once
     await a.tick()
     assert sorted(got["first"]) == sorted(tables * 2)
+
+
+async def test_a_lease_taken_while_a_heartbeat_renews_is_not_taken_for_lost(
+    processes: tuple[Process, Process],
+) -> None:
+    """A heartbeat's renewal answers with the leases it extended. A lease the process took
+    while that answer was on its way (a table it just opened, a press's claim) is not in the
+    answer, yet it is not lost: it was not held when the renewal ran. (It was taken for lost,
+    its table dropped, and the process answered "moved" for a table it held.)"""
+    from bot.store.lease_keeper import LeaseKeeper
+
+    first, _ = processes
+    table = await new_table(first)
+    lost: list[int] = []
+
+    async def gone(table_id: int) -> None:
+        lost.append(table_id)
+
+    keeper = LeaseKeeper(first.leases, owner=first.name, ttl=TTL, on_lost=gone)
+    renew, renewed, gate = first.leases.renew, asyncio.Event(), asyncio.Event()
+
+    async def slow_renew(owner: str, ttl: float):
+        held = await renew(owner, ttl)  # the database answered: nothing of the table's yet
+        renewed.set()
+        await gate.wait()
+        return held
+
+    first.leases.renew = slow_renew  # type: ignore[method-assign]
+    ticking = asyncio.create_task(keeper.tick())
+    await renewed.wait()
+    assert await keeper.acquire(table) is not None
+    gate.set()
+    await ticking
+    assert lost == [] and keeper.lease(table) is not None
+    await keeper.tick()  # the next heartbeat renews it
+    assert lost == [] and keeper.lease(table) is not None
+
+
+async def test_a_new_table_s_lease_comes_and_goes_with_the_transaction_inserting_it(
+    processes: tuple[Process, Process],
+) -> None:
+    """``LeaseKeeper.take_new``: the lease is written in the transaction inserting the table,
+    so the other process never sees the table unleased; it is held once that transaction
+    committed, and an undone transaction leaves neither table nor lease. On its own (outside
+    a transaction) it is refused: the table would be open and unleased in between."""
+    from bot.store.lease_keeper import LeaseKeeper
+
+    first, second = processes
+    keeper = LeaseKeeper(first.leases, owner=first.name, ttl=TTL)
+    unleased = await new_table(first, channel=9)
+    with pytest.raises(StoreError, match="in the transaction inserting it"):
+        await keeper.take_new(unleased)
+
+    async with first.tables.transaction():
+        table = await new_table(first)
+        lease = await keeper.take_new(table)
+        assert keeper.lease(table) is None  # not held before the commit
+    keeper.hold(lease)
+    assert keeper.lease(table) == lease and lease.generation == 1
+    assert await second.leases.acquire(table, second.name, TTL) is None
+
+    with pytest.raises(RuntimeError):
+        async with first.tables.transaction():
+            undone = await new_table(first, channel=11)
+            await keeper.take_new(undone)
+            raise RuntimeError("the insert's transaction fails")
+    assert await first.tables.get(undone) is None and await first.leases.holder(undone) is None
+    assert keeper.lease(undone) is None
+    assert await second.leases.claimable() == [unleased]  # the one inserted on its own

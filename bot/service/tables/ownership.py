@@ -12,6 +12,7 @@ write names the table's lease so the store refuses a write by a process that los
 
 from __future__ import annotations
 
+import functools
 import logging
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -85,14 +86,6 @@ class OwnedTables:
             await self.ownership.lost(table.id)
         self.drop(table.id)
 
-    async def _opened(self, table_id: int) -> None:
-        if self.ownership is not None:
-            try:
-                await self.ownership.opened(table_id)
-            except TableMoved:
-                self.drop(table_id)
-                raise TableError(MOVED) from None
-
     async def _closed(self, table_id: int) -> None:
         if self.ownership is not None:
             await self.ownership.closed(table_id)
@@ -101,10 +94,13 @@ class OwnedTables:
     async def _create(self, table: LiveTable, host_name: str, caps: dict[str, int]) -> int:
         """Insert a new table. With several processes the caps on open tables are counted in
         the database in the same transaction as the insert (``create_capped``): each process
-        holds only its own tables, so its memory cannot count them."""
+        holds only its own tables, so its memory cannot count them. The table's lease is
+        written in that transaction too (``TableOwnership.create``)."""
         if self.ownership is None:
             return await self.store.create_table(table)
-        return await self.store.create_capped(table, host_name, caps)
+        return await self.ownership.create(
+            functools.partial(self.store.create_capped, table, host_name, caps)
+        )
 
     async def _seat_capped(self, table: LiveTable, user_id: int, name: str, cap: int) -> None:
         """With several processes: seat a joining member in the database unless they sit at
