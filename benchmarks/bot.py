@@ -96,6 +96,9 @@ class Meter:
         self.kinds: dict[int, str] = {}
         self.by_kind: dict[str, list[float]] = {}
         self.by_id: dict[int, float] = {}
+        # id -> (INTERACTION_CREATE dispatched, its callback arrived), on the fake's clock
+        # (the loop's time.monotonic, which the bot's process shares)
+        self.timeline: dict[int, tuple[float, float]] = {}
         # (arrival, callback or webhook, "METHOD /route/{id}", HTTP status of the answer)
         self.requests: list[Request] = []
         handle = server.rest.handle
@@ -108,7 +111,8 @@ class Meter:
                 arrived,
                 exempt,
                 f"{request.method} {_route(request.path)}",
-                upload=request.content_type.startswith("multipart/"),
+                # aiohttp's content_type parses the header with the email package: dear
+                upload=request.headers.get("Content-Type", "").startswith("multipart/"),
             )
             self.requests.append(seen)
             if match:
@@ -116,6 +120,7 @@ class Meter:
                 if record is not None and record.id not in self.by_id:
                     ms = (arrived - record.created_at) * 1000
                     self.by_id[record.id] = ms
+                    self.timeline[record.id] = (record.created_at, arrived)
                     if self.on:
                         self.latencies.append(ms)
                         self.by_kind.setdefault(_kind(record), []).append(ms)
@@ -297,6 +302,32 @@ def rss_mb(pid: int | None) -> float:
 # -- the trace -------------------------------------------------------------------------------
 
 
+def ack_legs(
+    timeline: dict[int, tuple[float, float]],
+    in_bot: dict[int, tuple[float, float]],
+    written: dict[int, float],
+    begin: float,
+    end: float,
+) -> tuple[list[float], list[float], list[float]]:
+    """The legs of each acknowledgement outside the bot's own part, in ms: from the fake's
+    dispatch to discord.py parsing it (the fake's send, the socket, the bot's loop reaching
+    the frame); from the callback leaving discord.py to its headers on the socket (the
+    bot's loop and aiohttp); from there to the fake reading it (the fake's loop)."""
+    to_bot: list[float] = []
+    out: list[float] = []
+    back: list[float] = []
+    for interaction, (dispatched, arrived) in timeline.items():
+        times = in_bot.get(interaction)
+        if times is None or not begin <= dispatched <= end:
+            continue
+        parsed, left = times
+        to_bot.append((parsed - dispatched) * 1000)
+        on_socket = written.get(interaction, left)
+        out.append((on_socket - left) * 1000)
+        back.append((arrived - on_socket) * 1000)
+    return to_bot, out, back
+
+
 @dataclass
 class Trace:
     moves: list[tuple[int, int, bool, float, tuple[int, ...]]] = field(default_factory=list)
@@ -309,6 +340,9 @@ class Trace:
     drawings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, lane, s)
     drawn: list[tuple[float, str, bool]] = field(default_factory=list)  # (t, lane, wasted)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (t, ms in the bot)
+    # interaction id -> when discord.py parsed it and when its callback left the bot
+    ack_times: dict[int, tuple[float, float]] = field(default_factory=dict)
+    ack_written: dict[int, float] = field(default_factory=dict)  # id -> headers on the socket
     answers: list[tuple[float, float]] = field(default_factory=list)  # (t, s): a click's DM
     # (table, seat, when it finished) -> when the request that showed a move began
     sent: dict[tuple[int, int | None, float], float] = field(default_factory=dict)
@@ -362,8 +396,12 @@ class Trace:
                 trace.unpaced.append((float(parts[3]), f"{parts[1]} {parts[2]}"))
             elif parts[0] == "N" and len(parts) == 3:
                 trace.answers.append((float(parts[2]), float(parts[1])))
-            elif parts[0] == "A" and len(parts) == 3:
+            elif parts[0] == "A" and len(parts) in (3, 5):
                 trace.acks.append((float(parts[2]), float(parts[1])))
+                if len(parts) == 5:
+                    trace.ack_times[int(parts[3])] = (float(parts[4]), float(parts[2]))
+            elif parts[0] == "H" and len(parts) == 3:
+                trace.ack_written.setdefault(int(parts[1]), float(parts[2]))
             elif parts[0] == "G" and len(parts) == 6:
                 trace.gc_pauses.append((float(parts[3]), float(parts[2]), float(parts[4])))
             elif parts[0] == "R" and len(parts) in (6, 7):
@@ -525,12 +563,19 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     pauses = [ms for at, ms, _ in trace.gc_pauses if begin <= at <= end]
     pauses_cpu = [cpu for at, _, cpu in trace.gc_pauses if begin <= at <= end]
     in_bot = trace.acks_in(begin, end)
+    to_bot, out, back = ack_legs(meter.timeline, trace.ack_times, trace.ack_written, begin, end)
     answers = [took for at, took in trace.answers if begin <= at <= end]
     result.update(
         answer_p50_s=_round(percentile(answers, 50)),
         answer_p99_s=_round(percentile(answers, 99)),
         ack_in_bot_p50_ms=_round(percentile(in_bot, 50), 1),
         ack_in_bot_p99_ms=_round(percentile(in_bot, 99), 1),
+        ack_to_bot_p50_ms=_round(percentile(to_bot, 50), 1),
+        ack_to_bot_p99_ms=_round(percentile(to_bot, 99), 1),
+        ack_out_p50_ms=_round(percentile(out, 50), 1),
+        ack_out_p99_ms=_round(percentile(out, 99), 1),
+        ack_back_p50_ms=_round(percentile(back, 50), 1),
+        ack_back_p99_ms=_round(percentile(back, 99), 1),
         gc_full_passes=len(pauses),
         gc_full_pass_max_ms=_round(max(pauses, default=0.0), 1),
         gc_full_pass_max_cpu_ms=_round(max(pauses_cpu, default=0.0), 1),
@@ -798,7 +843,10 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
         print(
             f"  acks: n={r['acks']} p50 {r['ack_p50_ms']} ms  p99 {r['ack_p99_ms']} ms  "
             f"max {r['ack_max_ms']} ms  over 3 s: {r['acks_over_3s']}; the bot's own part "
-            f"p50 {r['ack_in_bot_p50_ms']} ms  p99 {r['ack_in_bot_p99_ms']} ms"
+            f"p50 {r['ack_in_bot_p50_ms']} ms  p99 {r['ack_in_bot_p99_ms']} ms; fake to bot p50 "
+            f"{r['ack_to_bot_p50_ms']} p99 {r['ack_to_bot_p99_ms']} ms, to the bot's socket p50 "
+            f"{r['ack_out_p50_ms']} p99 {r['ack_out_p99_ms']} ms, socket to fake p50 "
+            f"{r['ack_back_p50_ms']} p99 {r['ack_back_p99_ms']} ms"
         )
         print(
             f"  DM staleness: p50 {r['dm_staleness_p50_s']} s  p99 {r['dm_staleness_p99_s']} s  "

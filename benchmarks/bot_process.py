@@ -36,9 +36,10 @@ same clock as the fake's loop in the benchmark's process):
   caller had given up meanwhile, the work was for nothing);
 - ``G 2 ms t cpu_ms n``: a full pass of the garbage collector took ``ms`` (it stops the bot),
   ``cpu_ms`` of them on a core, and found ``n`` objects that were garbage;
-- ``A ms t``: the bot's own part of an acknowledgement: from discord.py parsing the
+- ``A ms t id parsed``: the bot's own part of an acknowledgement: from discord.py parsing the
   INTERACTION_CREATE to the interaction's first callback request leaving (the rest of what
-  the fake measures is the gateway, the network and the fake's own loop).
+  the fake measures is the gateway, the network and the fake's own loop);
+- ``H id t``: the callback of interaction ``id`` had its headers written to the socket.
 
 ``--no-render`` stubs the drawing out altogether: every image is a 1x1 PNG made in the bot's
 process, and no drawing process starts (to see what the drawing costs).
@@ -220,10 +221,37 @@ def instrument(trace: Trace) -> None:
                 began = received.pop(str(route.webhook_id), None)
                 if began is not None:
                     now = time.monotonic()
-                    trace.line("A", f"{(now - began) * 1000:.1f}", f"{now:.4f}")
+                    trace.line(
+                        "A",
+                        f"{(now - began) * 1000:.1f}",
+                        f"{now:.4f}",
+                        str(route.webhook_id),
+                        f"{began:.4f}",
+                    )
             return await request(self, route, *args, **kwargs)
 
         return timed
+
+    import aiohttp
+
+    # When each callback's headers were written to the socket: what lies between the
+    # request leaving discord.py and the fake reading it is the bot's loop, then the fake's.
+    sent = aiohttp.TraceConfig()
+
+    async def headers_sent(session: Any, context: Any, params: Any) -> None:
+        path = params.url.path
+        if path.endswith("/callback"):
+            trace.line("H", path.split("/")[-3], f"{time.monotonic():.4f}")
+
+    sent.on_request_headers_sent.append(headers_sent)
+    session_init = aiohttp.ClientSession.__init__
+
+    @functools.wraps(session_init)
+    def traced_session(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs["trace_configs"] = [*(kwargs.get("trace_configs") or ()), sent]
+        session_init(self, *args, **kwargs)
+
+    aiohttp.ClientSession.__init__ = traced_session  # type: ignore[method-assign]
 
     def acknowledgement(kwargs: dict[str, Any]) -> bool:
         """A deferral (callback type 5 or 6) shows nothing."""
