@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import re
@@ -54,22 +55,41 @@ async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match
     try:
         await handler(interaction, match.groupdict())
     except Exception as exc:
-        if shutting_down(interaction):
-            # Cut short by the bot's shut-down (its session closed mid-answer): the move, if
-            # taken, is committed; nobody is left to tell.
-            log.info("button %s cut short by the shut-down: %s", match.group(0), exc)
-            return
-        if expired(exc):
-            # Answered after Discord's 3 s (a stalled loop): answering again fails again.
-            log.warning("button %s answered too late (Discord had forgotten it)", match.group(0))
-            return
-        # A click must always be answered: the traceback goes to the log, a short word to
-        # the player (handlers answer the refusals they expect themselves).
-        log.exception("button %s failed", match.group(0))
-        await reply_error(
-            interaction,
-            N_("Something went wrong with that button; try again, or use /mahjong hand."),
-        )
+        await _failed(interaction, match, exc)
+    finally:
+        _release(interaction)
+
+
+def _release(interaction: discord.Interaction) -> None:
+    """Break the reference cycle of a handled click: discord.py keeps the click's response
+    object on it, and that points back. Kept so, a click and the whole message it came from
+    (its buttons) wait for the garbage collector's full pass; the notifier keeps each seat's
+    last click for 30 s (its token edits the member's DM), so at 200 tables thousands a
+    minute reached those passes, which stopped the bot 150-300 ms each. Only
+    ``interaction.response`` is let go (made anew if asked for again); the token's edits
+    (``edit_original_response``, ``followup``) do not use it."""
+    with contextlib.suppress(AttributeError):
+        del interaction._cs_response  # discord.py's cached slot for ``response``
+
+
+async def _failed(interaction: discord.Interaction, match: re.Match[str], exc: Exception) -> None:
+    """A click's handler failed: told to the member unless nobody is left to tell."""
+    if shutting_down(interaction):
+        # Cut short by the bot's shut-down (its session closed mid-answer): the move, if
+        # taken, is committed; nobody is left to tell.
+        log.info("button %s cut short by the shut-down: %s", match.group(0), exc)
+        return
+    if expired(exc):
+        # Answered after Discord's 3 s (a stalled loop): answering again fails again.
+        log.warning("button %s answered too late (Discord had forgotten it)", match.group(0))
+        return
+    # A click must always be answered: the traceback goes to the log, a short word to
+    # the player (handlers answer the refusals they expect themselves).
+    log.exception("button %s failed", match.group(0))
+    await reply_error(
+        interaction,
+        N_("Something went wrong with that button; try again, or use /mahjong hand."),
+    )
 
 
 class _Dispatched:
@@ -258,6 +278,61 @@ def move_controls(
     if not view.children:
         return None
     return view
+
+
+class Controls:
+    """A message's buttons as Discord's JSON, made once from discord.py's view and sent as
+    they are (discord.py takes any object that says it is a view, ``__discord_ui_view__``).
+
+    A ``discord.ui.View`` is a web of reference cycles (each item points back at its view),
+    which only the garbage collector's passes free. A seat's content kept its view for
+    seconds, so at 200 tables thousands a minute reached the full passes, which then stopped
+    the bot 150-300 ms each: acknowledgements waited behind them. These are plain data, freed
+    the moment nothing needs them; the view they are made from dies young, at once.
+    """
+
+    __discord_ui_view__ = True
+    __slots__ = ("_rows", "shown")
+    timeout = None  # discord.py asks; nothing here times out
+
+    def __init__(self, view: discord.ui.View) -> None:
+        self._rows = view.to_components()
+        # What the member sees of each button: (custom id, label, emoji)
+        self.shown: tuple[tuple[Any, ...], ...] = tuple(
+            (getattr(item, "custom_id", None), getattr(item, "label", None), str(item.emoji or ""))
+            for item in _items(view)
+        )
+
+    @classmethod
+    def of(cls, view: discord.ui.View | None) -> Controls | None:
+        return None if view is None else cls(view)
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [_copy_json(row) for row in self._rows]
+
+    def has_components_v2(self) -> bool:
+        return False
+
+    def is_finished(self) -> bool:
+        return True  # discord.py keeps no view for it: the buttons are dynamic items
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Controls) and self._rows == other._rows
+
+    def __hash__(self) -> int:
+        return hash(self.shown)
+
+
+def _copy_json(value: Any) -> Any:
+    """A copy of JSON data: what discord.py is handed is never what the next send reuses."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def _items(view: discord.ui.View) -> list[Any]:

@@ -21,7 +21,7 @@ from bot.i18n.tiles import tile_words, wind_words
 from bot.rules.game import GAME_OVER, HAND_OVER, Chow, Kong, MahJongg, Pung, Riichi
 from bot.service.hints import seat_hints
 from bot.service.privacy import names_of, seat_view
-from cogs.controls import describe_legal, move_controls
+from cogs.controls import Controls, describe_legal, move_controls
 from cogs.notify.words import place_words, places, standings, win_words
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Picture:
 class SeatContent:
     text: str
     wall: str  # "Wall: 54" (text shown, not part of the key)
-    view: discord.ui.View | None
+    view: Controls | None
     picture: Picture | None
     deal: int
     prompt: str | None = None  # "turn" or "claim": the seat is asked to act
@@ -77,13 +77,8 @@ class SeatContent:
         return f"{self.text}\n-# {self.wall}" if self.wall else self.text
 
 
-def controls_shown(view: discord.ui.View | None) -> tuple[tuple[Any, ...], ...]:
-    if view is None:
-        return ()
-    return tuple(
-        (getattr(item, "custom_id", None), getattr(item, "label", None), str(item.emoji or ""))
-        for item in (getattr(child, "item", child) for child in view.children)
-    )
+def controls_shown(view: Controls | None) -> tuple[tuple[Any, ...], ...]:
+    return () if view is None else view.shown
 
 
 def seat_picture(
@@ -244,16 +239,18 @@ def seat_content(
     if hints and not away:
         mark = "-# " + _(locale, "Hint:") + " "
         body += "\n" + "\n".join(f"{mark}{line}" for line in hints.lines)
-    controls = move_controls(
-        table.id,
-        table.controls_move,
-        legal,
-        emojis,
-        away=away,
-        drawn=seen.seats[seat].drawn,
-        concealed=tuple(seen.seats[seat].concealed or ()),
-        locale=locale,
-        choosing_riichi=choosing_riichi,
+    controls = Controls.of(
+        move_controls(
+            table.id,
+            table.controls_move,
+            legal,
+            emojis,
+            away=away,
+            drawn=seen.seats[seat].drawn,
+            concealed=tuple(seen.seats[seat].concealed or ()),
+            locale=locale,
+            choosing_riichi=choosing_riichi,
+        )
     )
     prompt_id = (state.deal, table.controls_move) if prompt else None
     return SeatContent(f"{header}\n{body}", wall, controls, picture, state.deal, prompt, prompt_id)
