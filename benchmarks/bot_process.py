@@ -244,6 +244,7 @@ def instrument(trace: Trace) -> None:
             trace.line("H", path.split("/")[-3], f"{time.monotonic():.4f}")
 
     sent.on_request_headers_sent.append(headers_sent)
+
     session_init = aiohttp.ClientSession.__init__
 
     @functools.wraps(session_init)
