@@ -87,6 +87,11 @@ SHARE = 4  # of every SHARE drawings started while less urgent work waits, one i
 TIMEOUT = 10.0  # seconds for one drawing (~12 ms normally, a few hundred under heavy load)
 START_TIMEOUT = 60.0  # seconds for a process to load Pillow and the renderer
 RETRY_START = 30.0  # seconds before a process that could not start is tried again
+# Drawings a process makes before a fresh one takes its place (started first, so the slot
+# never waits for it). The processes' memory crept up 6.8 MB per 10 minutes in the 1-hour
+# soak, with every cache bounded: what Pillow and the allocators keep of pictures of every
+# size. A fresh process every few minutes (at 25-50 drawings a second each) caps it.
+RECYCLE_AFTER = 20_000
 _LENGTH = struct.Struct(">I")
 _READY = b"ready"
 
@@ -163,6 +168,7 @@ class DrawingProcess:
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
+        self.drawn = 0  # answers read from it
 
     @classmethod
     async def start(cls) -> DrawingProcess:
@@ -250,9 +256,16 @@ class Drawing:
     of its own). ``timeout``: seconds one drawing may take before its process is replaced.
     """
 
-    def __init__(self, processes: int | None = None, *, timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self,
+        processes: int | None = None,
+        *,
+        timeout: float = TIMEOUT,
+        recycle_after: int = RECYCLE_AFTER,
+    ) -> None:
         self.processes = default_processes() if processes is None else max(0, processes)
         self.timeout = timeout
+        self.recycle_after = recycle_after
         self._lanes: dict[str, deque[_Job]] = {lane: deque() for lane in LANES}
         self._queued: dict[Hashable, _Job] = {}
         self._work = asyncio.Event()
@@ -268,6 +281,7 @@ class Drawing:
         self._thread: ThreadPoolExecutor | None = None
         self._order = itertools.count()
         self._streak = 0  # drawings started from the most urgent lane while others waited
+        self._retiring: set[asyncio.Task[None]] = set()  # replaced processes being closed
 
     # -- the pool ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -380,8 +394,29 @@ class Drawing:
         starting: asyncio.Task[DrawingProcess | None] | None = None
         retry_at = 0.0
         handed: deque[_Job] = deque()  # sent to the process, answers not yet read
+        successor: asyncio.Task[DrawingProcess | None] | None = None  # see RECYCLE_AFTER
         try:
             while not self._closed or handed:
+                if (
+                    drawer is not None
+                    and successor is None
+                    and (drawer.drawn >= self.recycle_after)
+                ):
+                    successor = asyncio.create_task(self._start_process(), name="drawing-next")
+                    # An idle slot takes its successor as soon as it is ready, not at its
+                    # next drawing.
+                    successor.add_done_callback(lambda _: self._work.set())
+                if successor is not None and successor.done() and not handed:
+                    fresh, successor = successor.result(), None
+                    if fresh is not None and drawer is not None and not self._closed:
+                        self.counts["recycled"] += 1
+                        retired, self._drawers[slot] = drawer, fresh
+                        drawer = fresh
+                        self._retire(retired)
+                    elif fresh is not None:
+                        await fresh.close()
+                    elif drawer is not None:
+                        drawer.drawn = 0  # could not start one: this one goes on a while
                 if self.processes and drawer is None and loop.time() >= retry_at:
                     self._settled[slot].clear()
                     starting = asyncio.create_task(self._start_process(), name="drawing-start")
@@ -400,8 +435,11 @@ class Drawing:
                     await self._settle(slot, job, await self._in_thread(job))
                     continue
                 answer: tuple[bool, Any] | None = None
+                # With its successor ready, the process is given nothing more: once it has
+                # answered what it holds, the successor takes the slot.
+                full = DEPTH if successor is None or not successor.done() else 0
                 try:
-                    while len(handed) < DEPTH and (job := self._next()) is not None:
+                    while len(handed) < full and (job := self._next()) is not None:
                         handed.append(job)
                         await drawer.send(job.request)
                 except (OSError, RuntimeError):  # its input is closed: it died
@@ -409,6 +447,8 @@ class Drawing:
                     await drawer.kill()
                 else:
                     if not handed:
+                        if full == 0:
+                            continue  # the successor takes over now
                         self._work.clear()
                         await self._work.wait()
                         continue
@@ -444,9 +484,21 @@ class Drawing:
                     if late is not None:
                         await late.kill()
             self._drawers[slot] = None
+            if successor is not None:
+                successor.cancel()
+                with contextlib.suppress(BaseException):
+                    late = await successor
+                    if late is not None:
+                        await late.kill()
             if drawer is not None:
                 with contextlib.suppress(BaseException):
                     await drawer.close()
+
+    def _retire(self, drawer: DrawingProcess) -> None:
+        """Close a replaced process in the background (it has answered all it was given)."""
+        task = asyncio.create_task(drawer.close(), name="drawing-retire")
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
 
     async def _start_process(self) -> DrawingProcess | None:
         try:
@@ -459,7 +511,9 @@ class Drawing:
         """The process's answer to ``job`` (the oldest it was handed), or None when it did
         not answer in time or died (it is killed and reaped)."""
         try:
-            return await asyncio.wait_for(drawer.answer(), self.timeout)
+            answer = await asyncio.wait_for(drawer.answer(), self.timeout)
+            drawer.drawn += 1
+            return answer
         except TimeoutError:
             log.warning(
                 "drawing process %d took over %.1f s for a %s; replacing it",
@@ -523,6 +577,8 @@ class Drawing:
             if pending:
                 await self._stop_workers(5)
         self._workers.clear()
+        if self._retiring:
+            await asyncio.wait(list(self._retiring), timeout=10)
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None

@@ -82,6 +82,36 @@ async def test_a_dead_process_is_replaced_and_the_picture_still_comes(table_view
         await drawing.close()
 
 
+async def test_a_process_is_recycled_after_its_drawings_and_no_picture_is_lost(
+    table_view,
+) -> None:
+    """After ``recycle_after`` drawings a fresh process takes the slot (started first, the
+    old one answering all it was given, then closed): the pictures keep coming, the same
+    ones, and no process is left behind. Not a fault: nothing is drawn in the thread."""
+    public, own = table_view
+    names = ["a", "b", "c", "d"]
+    drawing = Drawing(processes=1, recycle_after=3)
+    drawing.start()
+    seen: list[int] = []
+    try:
+        first = await drawing.draw("table", public, names)
+        async with asyncio.timeout(120):
+            while drawing.counts["recycled"] < 3:
+                seen += [pid for pid in drawing.pids() if pid not in seen]
+                many = [drawing.draw("table", public, names) for _ in range(2)]
+                many.append(drawing.draw("hand", own, marks=frozenset()))
+                *tables, hand = await asyncio.gather(*many)
+                assert tables == [first, first]
+                assert hand == render("hand", (own,), {"marks": frozenset()})
+        seen += [pid for pid in drawing.pids() if pid not in seen]
+        assert drawing.counts["replaced"] == 0 and len(seen) == 4
+        retired = seen[:-1]  # the last is the one drawing now
+        await until(lambda: not any(alive(pid) for pid in retired))
+    finally:
+        await drawing.close()
+    assert drawing_children() == [] and not any(alive(pid) for pid in seen)
+
+
 async def test_a_caller_that_gives_up_does_not_leave_its_answer_to_the_next(table_view) -> None:
     public, own = table_view
     drawing = Drawing(processes=1)
@@ -190,6 +220,14 @@ async def test_a_killed_bot_leaves_no_drawing_process(tmp_path) -> None:
                 return
         await asyncio.sleep(0.05)
     raise AssertionError("the drawing process outlived its bot")
+
+
+async def until(condition: Any, seconds: float = 30.0) -> None:
+    """Wait for ``condition()`` to hold (it is checked every 20 ms), failing after
+    ``seconds``."""
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.02)
 
 
 def alive(pid: int) -> bool:
