@@ -2,9 +2,9 @@
 that do not wait, and a member who presses at once), the table message is edited at most
 about once per 1.2 s (counted from the start of the previous edit), within Discord's limit
 of five edits per five seconds in a channel; and the member's DM, paced by the same
-mechanism, never gets more than five new messages and edits together with the bot's token in
-any five seconds, nor more than five edits through any one click's interaction token (a
-member playing in their DM gets its updates through their last click's token)."""
+mechanism, never gets more than five new messages, nor five edits with the bot's token, in
+any five seconds, nor more than five edits through any one click's interaction token in any
+two (a member playing in their DM gets its updates through their last click's token)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
         for v in m.history
         if v.replaced_by_interaction_id is None
     )
-    both = sorted(sends + own_edits)  # one bucket on Discord: creates and edits together
+    both = sorted(sends + own_edits)
     by_token: dict[int, list[datetime]] = {}
     for m in dms:
         for v in m.history:
@@ -67,12 +67,17 @@ async def test_quick_moves_are_coalesced_into_few_table_edits(
     # quick one hand's DM got as few as 3 requests with the bot's token.)
     token_edits = sum(len(times) for times in by_token.values())
     assert len(both) + token_edits > 5, (len(sends), len(own_edits), token_edits)
-    paced = [(both, "new DM messages or edits")]
-    paced += [(sorted(times), "edits through one click's token") for times in by_token.values()]
-    for times, what in paced:
+    # A channel's pace is 5 per 5 s; a token's a webhook's, 5 per 2 s (the fake's estimate)
+    # Discord counts a channel's creates and its edits apart, 5 per 5 s each (one bucket
+    # header, two counts: discord/discord-api-docs#1442, #8073; the fake does the same).
+    paced = [(sends, "new DM messages", 5.0), (own_edits, "DM edits with the bot's token", 5.0)]
+    paced += [
+        (sorted(times), "edits through one click's token", 2.0) for times in by_token.values()
+    ]
+    for times, what, seconds in paced:
         for i in range(len(times) - 5):
             window = (times[i + 5] - times[i]).total_seconds()
-            assert window >= 5.0, f"six {what} within {window:.2f} s"
+            assert window >= seconds, f"six {what} within {window:.2f} s"
 
 
 def tables_message_id(tmp_path, opened) -> int:

@@ -1,7 +1,8 @@
-"""A member playing in their DM: their seat's updates, prompts too, go into the message they
-clicked through the click's interaction token (instant, outside Discord's global budget);
-a member who has not clicked for a while gets each prompt as a new message (it pings), and
-a token Discord no longer takes falls back to the bot's own edit."""
+"""A member playing in their DM, on a bot short of budget: their seat's updates, prompts too,
+go into the message they clicked through the click's interaction token (instant, outside
+Discord's global budget); with budget to spare, and for a member who has not clicked for a
+while, the bot's own requests (each prompt a new message: it pings); a token Discord no
+longer takes falls back to the bot's own edit."""
 
 from __future__ import annotations
 
@@ -86,6 +87,7 @@ async def test_a_member_who_stopped_clicking_gets_the_prompt_as_a_new_message() 
 
 async def test_a_token_discord_no_longer_takes_falls_back_to_the_bots_own_edit() -> None:
     dms, channel, pacer, move, table = _seat()
+    pacer.pressed = lambda: True  # type: ignore[method-assign]
     first = Message("your turn (move 1)", channel)
     live = dms.live[(1, 0)] = LiveDM(5, message=first, deal=1, key=("old",), prompt_id=(1, 2))
     live.click, live.clicked_at = Click(first, refused=True), time.monotonic()  # type: ignore[assignment]
@@ -107,4 +109,19 @@ async def test_with_budget_to_spare_a_playing_members_prompt_is_still_a_new_mess
     await pacer.drain()
     assert [m.content for m in channel.messages][-1] == "your turn (move 2)"
     assert len(channel.messages) == 2 and click.token_edits == 0
+    await pacer.close()
+
+
+async def test_with_budget_to_spare_a_playing_members_update_is_the_bots_own_edit() -> None:
+    """A few tables: the token's own budget (5 edits per 2 s) is kept for its answers; an
+    update of the same prompt goes as the bot's edit, which has room."""
+    dms, channel, pacer, _move, table = _seat()
+    first, click = await _clicked(dms, channel, pacer, table)
+    assert not pacer.pressed()
+    live = dms.live[(1, 0)]
+    live.key = ("shown before",)  # the same prompt, something else in it changed
+
+    await dms.update(table, 0)
+    assert channel.messages == [first] and first.edits == 1
+    assert click.token_edits == 0
     await pacer.close()

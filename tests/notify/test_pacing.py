@@ -94,6 +94,27 @@ async def test_the_global_budget_is_served_by_priority() -> None:
     await pacer.close()
 
 
+async def test_an_interaction_tokens_edits_go_at_a_webhooks_pace() -> None:
+    """5 per 2 s through a click's token (the fake's estimate of a webhook's pace), not a
+    channel's 5 per 5 s: a member's prompt through their token waited for that window."""
+    pacer = Pacer(per_channel=5, window=2.5, global_rate=1000)
+    loop = asyncio.get_running_loop()
+
+    async def edits(channel: tuple[str, int], counted: bool) -> list[float]:
+        times = []
+        for _ in range(9):
+            await pacer.turn(channel, TABLE, route="edit", counted=counted)
+            times.append(loop.time())
+        return times
+
+    token, channel = await asyncio.gather(edits(("token", 7), False), edits(("dm", 7), True))
+    assert _most_in_window(token, 2.5 * 2 / 5) == 4  # a slot kept for prompts, as a channel
+    assert _most_in_window(channel, 2.5) == 4
+    # the token's pace is the quicker: 9 edits (two windows) take under half the time
+    assert token[-1] - token[0] < 0.6 * (channel[-1] - channel[0])
+    await pacer.close()
+
+
 async def test_interaction_requests_are_outside_the_global_budget() -> None:
     pacer = Pacer(per_channel=100, window=1, global_rate=2)
     await pacer.turn("a", NORMAL)
