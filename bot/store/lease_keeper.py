@@ -2,9 +2,11 @@
 ones (design: docs/architecture.md, "Several processes").
 
 The keeper knows nothing of games: it tells its owner through two callbacks. The table service
-(not wired yet) would rebuild a table from its events in ``on_acquired`` and drop it (timers
-too) in ``on_lost``, and pass ``keeper.lease(table_id)`` to every event write, calling
-``keeper.fenced(table_id)`` when a write raises ``Fenced``.
+(through ``bot/cluster/ownership.py``) rebuilds a table from its events in ``on_acquired``
+and drops it (timers too) in ``on_lost``, and passes ``keeper.lease(table_id)`` to every
+event write, calling ``keeper.fenced(table_id)`` when a write raises ``Fenced``. A table the
+process opens has its lease from the transaction that inserts its row (``take_new``), so no
+other process ever sees it unleased.
 
 Timing: every ``ttl / 3`` seconds ``tick`` renews this process's leases in one statement and
 claims up to ``claim_batch`` tables nobody holds. A process that dies stops renewing; its
