@@ -281,7 +281,8 @@ class Drawing:
         self._thread: ThreadPoolExecutor | None = None
         self._order = itertools.count()
         self._streak = 0  # drawings started from the most urgent lane while others waited
-        self._retiring: set[asyncio.Task[None]] = set()  # replaced processes being closed
+        # Replaced processes being closed, and by which task
+        self._retiring: dict[asyncio.Task[None], DrawingProcess] = {}
 
     # -- the pool ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -400,7 +401,9 @@ class Drawing:
                 if (
                     drawer is not None
                     and successor is None
-                    and (drawer.drawn >= self.recycle_after)
+                    and not self._closed
+                    and self.recycle_after > 0
+                    and drawer.drawn >= self.recycle_after
                 ):
                     successor = asyncio.create_task(self._start_process(), name="drawing-next")
                     # An idle slot takes its successor as soon as it is ready, not at its
@@ -408,11 +411,13 @@ class Drawing:
                     successor.add_done_callback(lambda _: self._work.set())
                 if successor is not None and successor.done() and not handed:
                     fresh, successor = successor.result(), None
-                    if fresh is not None and drawer is not None and not self._closed:
+                    if fresh is not None and not self._closed:
+                        # Taken whatever the slot has now (its process may have died and
+                        # no replacement started meanwhile).
                         self.counts["recycled"] += 1
-                        retired, self._drawers[slot] = drawer, fresh
-                        drawer = fresh
-                        self._retire(retired)
+                        if drawer is not None:
+                            self._retire(drawer)
+                        self._drawers[slot] = drawer = fresh
                     elif fresh is not None:
                         await fresh.close()
                     elif drawer is not None:
@@ -462,7 +467,10 @@ class Drawing:
                 self.counts["replaced"] += 1
                 self._drawers[slot] = drawer = None
                 self._settled[slot].clear()
-                starting = asyncio.create_task(self._start_process(), name="drawing-start")
+                if successor is not None:  # already starting: it is the replacement
+                    starting, successor = successor, None
+                else:
+                    starting = asyncio.create_task(self._start_process(), name="drawing-start")
                 while handed:
                     job = handed.popleft()
                     self._active[slot] = job
@@ -497,8 +505,14 @@ class Drawing:
     def _retire(self, drawer: DrawingProcess) -> None:
         """Close a replaced process in the background (it has answered all it was given)."""
         task = asyncio.create_task(drawer.close(), name="drawing-retire")
-        self._retiring.add(task)
-        task.add_done_callback(self._retiring.discard)
+        self._retiring[task] = drawer
+        task.add_done_callback(self._retired)
+
+    def _retired(self, task: asyncio.Task[None]) -> None:
+        self._retiring.pop(task, None)
+        if not task.cancelled() and task.exception() is not None:
+            # It did not end within 5 s of its input closing, and was killed.
+            log.warning("a recycled drawing process was killed: %r", task.exception())
 
     async def _start_process(self) -> DrawingProcess | None:
         try:
@@ -578,7 +592,15 @@ class Drawing:
                 await self._stop_workers(5)
         self._workers.clear()
         if self._retiring:
-            await asyncio.wait(list(self._retiring), timeout=10)
+            try:
+                await asyncio.wait(list(self._retiring), timeout=10)
+            except asyncio.CancelledError:  # the caller's time ran out (as above)
+                for retired in self._retiring.values():
+                    retired.signal_kill()
+                if self._thread is not None:
+                    self._thread.shutdown(wait=False, cancel_futures=True)
+                    self._thread = None
+                raise
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None

@@ -320,7 +320,9 @@ class Controls:
         return False
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Controls) and self._rows == other._rows
+        return (
+            isinstance(other, Controls) and self.shown == other.shown and self._rows == other._rows
+        )
 
     def __hash__(self) -> int:
         return hash(self.shown)

@@ -519,3 +519,62 @@ async def test_a_drawing_process_is_batch_work_for_the_scheduler() -> None:
         assert os.sched_getscheduler(process) == os.SCHED_BATCH
     finally:
         await drawing.close()
+
+
+async def test_a_process_dying_while_its_successor_starts_is_replaced_by_that_successor(
+    monkeypatch,
+) -> None:
+    """The fault path takes the successor already starting as its replacement: starting
+    another (which may fail) and then closing the successor left the slot drawing in the
+    thread for 30 s (found in review, with stand-in processes)."""
+    starts: list[int] = []
+    successor_may_start = asyncio.Event()
+
+    class StandIn:
+        def __init__(self, hangs_at: int | None) -> None:
+            self.pid = 1000 + len(starts)
+            self.drawn = 0
+            self.answers: asyncio.Queue[tuple[bool, Any]] = asyncio.Queue()
+            self.sent = 0
+            self.hangs_at = hangs_at
+
+        async def send(self, request: bytes) -> None:
+            self.sent += 1
+            if self.hangs_at is None or self.sent < self.hangs_at:
+                await self.answers.put((True, b"png-%d" % self.pid))
+
+        async def answer(self) -> tuple[bool, Any]:
+            return await self.answers.get()
+
+        def signal_kill(self) -> None:
+            pass
+
+        async def kill(self) -> None:
+            pass
+
+        async def close(self) -> None:
+            pass
+
+    async def start() -> StandIn:
+        starts.append(len(starts))
+        if len(starts) == 1:
+            return StandIn(hangs_at=3)  # answers two, then hangs
+        if len(starts) == 2:
+            await successor_may_start.wait()  # the successor, slow to start
+            return StandIn(hangs_at=None)
+        raise OSError("no second replacement may be started")
+
+    monkeypatch.setattr(DrawingProcess, "start", staticmethod(start))
+    monkeypatch.setattr("bot.drawing.render", lambda kind, args, kwargs: b"thread")
+    drawing = Drawing(processes=1, timeout=0.2, recycle_after=2)
+    drawing.start()
+    try:
+        assert [await drawing.draw("hand") for _ in range(2)] == [b"png-1001"] * 2
+        hung = asyncio.ensure_future(drawing.draw("hand"))  # the successor is starting
+        await until(lambda: drawing.counts["replaced"] == 1)
+        successor_may_start.set()
+        assert await hung == b"thread"  # its picture still comes
+        assert await drawing.draw("hand") == b"png-1002"  # from the successor, at once
+        assert len(starts) == 2 and drawing.pids() == [1002]
+    finally:
+        await drawing.close()

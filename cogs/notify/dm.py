@@ -11,9 +11,10 @@ for every hand before it.
   budget runs short (``Pacer.pressed``: many tables).
 - **A member playing gets their DM through their own clicks.** A click is answered at once
   in the clicked message, through the interaction's token (its picture with it if already
-  drawn, else the seat's next update brings it); while the member keeps playing, every
-  update of that message goes through their last click's token too: instant, and outside
-  Discord's global budget, which at 200 tables the members' prompts alone would exceed.
+  drawn, else the seat's next update brings it); while the member keeps playing and the
+  global budget runs short, every update of that message goes through their last click's
+  token too (5 edits per 2 s, a webhook's pace): instant, and outside Discord's global
+  budget, which at 200 tables the members' prompts alone would exceed.
 - **Closing the loop.** When a hand ends its live message becomes the hand's summary (who won
   with what, what the seat paid or collected, its running total, when the next hand starts, or
   its place at the game's end) and stays so: no old hand is left "Waiting".
