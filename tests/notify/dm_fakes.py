@@ -11,6 +11,21 @@ from unittest.mock import MagicMock
 
 import discord
 
+from cogs.notify.seat import SeatContent
+
+
+def turn_prompt(move: int) -> SeatContent:
+    """A seat's turn prompt at ``move``: words only (no picture, no buttons)."""
+    return SeatContent(
+        text=f"your turn (move {move})",
+        wall="",
+        view=None,
+        picture=None,
+        deal=1,
+        prompt="turn",
+        prompt_id=(1, move),
+    )
+
 
 def not_found() -> discord.NotFound:
     response = MagicMock(status=404, reason="Not Found")

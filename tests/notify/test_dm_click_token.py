@@ -14,7 +14,7 @@ from unittest.mock import AsyncMock, MagicMock
 from cogs.notify.dm import PLAYING_FOR, LiveDM, SeatDMs
 from cogs.notify.pacing import Pacer
 from cogs.notify.seat import SeatContent
-from tests.notify.dm_fakes import Channel, Click, Message, bot_for
+from tests.notify.dm_fakes import Channel, Click, Message, bot_for, turn_prompt
 
 
 def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
@@ -25,15 +25,7 @@ def _seat() -> tuple[SeatDMs, Channel, Pacer, dict[str, int], Any]:
     move = {"now": 1}
 
     def content(table: Any, seat: int) -> SeatContent:
-        return SeatContent(
-            text=f"your turn (move {move['now']})",
-            wall="",
-            view=None,
-            picture=None,
-            deal=1,
-            prompt="turn",
-            prompt_id=(1, move["now"]),
-        )
+        return turn_prompt(move["now"])
 
     async def dm_channel(user_id: int) -> Channel:
         return channel

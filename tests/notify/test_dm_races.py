@@ -11,23 +11,11 @@ from unittest.mock import AsyncMock, MagicMock
 from cogs.notify.dm import LiveDM, SeatDMs
 from cogs.notify.pacing import TABLE, URGENT, Pacer
 from cogs.notify.seat import SeatContent
-from tests.notify.dm_fakes import Channel, Click, Message, bot_for
+from tests.notify.dm_fakes import Channel, Click, Message, bot_for, turn_prompt
 
 
 def _pictures() -> Any:
     return SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda picture, owner: None)
-
-
-def _content(move: int) -> SeatContent:
-    return SeatContent(
-        text=f"your turn (move {move})",
-        wall="",
-        view=None,
-        picture=None,
-        deal=1,
-        prompt="turn",
-        prompt_id=(1, move),
-    )
 
 
 async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live_message() -> None:
@@ -35,7 +23,7 @@ async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live
     pacer = Pacer(global_rate=1000)
     dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
     shown = {"move": 1}
-    dms.content = lambda table, seat: _content(shown["move"])  # type: ignore[method-assign]
+    dms.content = lambda table, seat: turn_prompt(shown["move"])  # type: ignore[method-assign]
 
     async def dm_channel(user_id: int) -> Channel:
         return channel
@@ -248,7 +236,7 @@ async def test_an_update_after_the_table_closed_leaves_the_closed_message_alone(
     channel = Channel()
     pacer = Pacer(global_rate=1000)
     dms = SeatDMs(bot_for(channel), SimpleNamespace(), _pictures(), pacer, {}, MagicMock())
-    dms.content = lambda table, seat: _content(3)  # type: ignore[method-assign]
+    dms.content = lambda table, seat: turn_prompt(3)  # type: ignore[method-assign]
     table = SimpleNamespace(
         id=1, state=SimpleNamespace(deal=1), player_at=lambda seat: SimpleNamespace(user_id=5)
     )
