@@ -591,19 +591,17 @@ class Drawing:
             if pending:
                 await self._stop_workers(5)
         self._workers.clear()
-        if self._retiring:
-            try:
+        try:
+            if self._retiring:
                 await asyncio.wait(list(self._retiring), timeout=10)
-            except asyncio.CancelledError:  # the caller's time ran out (as above)
-                for retired in self._retiring.values():
-                    retired.signal_kill()
-                if self._thread is not None:
-                    self._thread.shutdown(wait=False, cancel_futures=True)
-                    self._thread = None
-                raise
-        if self._thread is not None:
-            self._thread.shutdown(wait=False, cancel_futures=True)
-            self._thread = None
+        except asyncio.CancelledError:  # the caller's time ran out (as above)
+            for retired in self._retiring.values():
+                retired.signal_kill()
+            raise
+        finally:
+            if self._thread is not None:
+                self._thread.shutdown(wait=False, cancel_futures=True)
+                self._thread = None
 
     async def _stop_workers(self, seconds: float) -> None:
         pending = [task for task in self._workers if not task.done()]

@@ -300,7 +300,7 @@ class Pacer:
         window = self.window
         if isinstance(channel, tuple) and channel[-1:] == ("delete",):
             window /= 5
-        elif isinstance(channel, tuple) and _through_token(channel):
+        elif _through_token(channel):
             window *= TOKEN_PACE
         recent = [stamp for stamp in sent if stamp[0] > now - window - self.margin]
         if len(recent) < len(sent):
