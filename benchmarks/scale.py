@@ -163,11 +163,8 @@ def postgres_cpu(server: Any) -> float:
 async def measure(
     kind: str, processes: int, per_process: int, args: argparse.Namespace, pg: Any
 ) -> dict[str, Any]:
-    from fakediscord import FakeDiscord
-
     rng = random.Random(args.seed)
-    server = FakeDiscord()
-    server.check_spec = False
+    server = bench.benchmark_fake()
     server.gateway.shard_count = processes
     meter = Replies(server)
     folder = Path(tempfile.mkdtemp(prefix=f"mahjong-scale-{kind}-{processes}-{per_process}-"))

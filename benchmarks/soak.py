@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import importlib.util
 import json
 import logging
+import os
 import random
 import sqlite3
 import sys
@@ -82,12 +84,40 @@ async def host_games(
         await asyncio.sleep(1)
 
 
-async def soak(args: argparse.Namespace) -> dict[str, Any]:
-    from fakediscord import FakeDiscord
+class FakeWatch:
+    """How this process (the fake Discord and the simulated members) keeps up: its longest
+    full pass of the garbage collector and its loop's longest lateness since the last sample.
+    A stall here delays every interaction's answer as the fake measures it, whatever the bot
+    did, so a late acknowledgement is only the bot's when this process was keeping up."""
 
+    def __init__(self) -> None:
+        self.gc_ms = 0.0
+        self.lag_ms = 0.0
+        self._gc_began = 0.0
+
+    def on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._gc_began = time.perf_counter()
+        else:
+            self.gc_ms = max(self.gc_ms, (time.perf_counter() - self._gc_began) * 1000)
+
+    async def watch_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            asked = time.perf_counter()
+            await asyncio.sleep(0.1)
+            self.lag_ms = max(self.lag_ms, (time.perf_counter() - asked - 0.1) * 1000)
+
+    def take(self) -> tuple[float, float]:
+        taken = (self.gc_ms, self.lag_ms)
+        self.gc_ms = self.lag_ms = 0.0
+        return taken
+
+
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    server = FakeDiscord()
-    server.check_spec = False  # the tests check payloads; this measures memory
+    server = bench.benchmark_fake()
     folder = Path(tempfile.mkdtemp(prefix="mahjong-soak-"))
     args.no_render = False
     args.drawing_processes = None
@@ -95,8 +125,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     samples: list[tuple[float, float, float, int]] = []
     stop = asyncio.Event()
     tasks: list[asyncio.Task[Any]] = []
+    watch = FakeWatch()
+    late_seen = 0
     async with server.running():
         world = bench.build_world(server, args.tables, 2)
+        gc.callbacks.append(watch.on_gc)
         try:
             await bot.start()
             low, high = args.think
@@ -110,6 +143,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 asyncio.create_task(host_games(c, u, bot.database, args.hands, stop))
                 for c, u in world.tables
             ]
+            tasks.append(asyncio.create_task(watch.watch_loop(stop)))
             began = time.monotonic()
             end = began + args.minutes * 60
             while time.monotonic() < end:
@@ -122,17 +156,30 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 samples.append((at, rss, drawing, games))
                 line = {"minute": round(at / 60, 1), "rss_mb": round(rss, 1)}
                 line |= {"rss_drawing_mb": round(drawing, 1), "games_finished": games}
+                late = sum("answered after" in p for p in server.problems)
+                gc_ms, lag_ms = watch.take()
+                line |= {"late_acks": late - late_seen, "fake_rss_mb": round(rss_mb_self(), 1)}
+                line |= {"fake_gc_max_ms": round(gc_ms), "fake_loop_lag_max_ms": round(lag_ms)}
+                late_seen = late
                 print(json.dumps(line) if args.json else _sample_text(line), flush=True)
+                bench.settle_harness_heap()
         finally:
             await bench.stop_players(stop, tasks)
             await bot.stop()
+            gc.callbacks.remove(watch.on_gc)
     return verdict(samples, args)
+
+
+def rss_mb_self() -> float:
+    return bench.rss_mb(os.getpid())
 
 
 def _sample_text(line: dict[str, Any]) -> str:
     return (
         f"  {line['minute']:5.1f} min  bot {line['rss_mb']:6.1f} MB  "
-        f"drawing {line['rss_drawing_mb']:6.1f} MB  games finished {line['games_finished']}"
+        f"drawing {line['rss_drawing_mb']:6.1f} MB  games finished {line['games_finished']}  "
+        f"late acks {line['late_acks']}  fake {line['fake_rss_mb']:6.1f} MB, "
+        f"longest GC {line['fake_gc_max_ms']} ms, loop late {line['fake_loop_lag_max_ms']} ms"
     )
 
 

@@ -571,6 +571,41 @@ async def test_invalid_session_makes_the_bot_identify_again(
     assert fake_discord.gateway.count("invalid_session") == 1
 
 
+async def test_without_history_a_resume_from_before_the_kept_events_identifies_again(
+    fake_discord: FakeDiscord,
+    discord_world: World,
+    run_bot: BotRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long benchmark's fake keeps only a session's last events for RESUME
+    (`gateway.RESUME_BUFFER`); a bot that missed more is told to identify again, as Discord
+    tells one it can no longer replay to, and gets nothing half-replayed."""
+    from fakediscord import gateway
+
+    monkeypatch.setattr(gateway, "RESUME_BUFFER", 1)
+    w = discord_world
+    bot = TestBot(w.guild.id)
+
+    async def no_identify_delay(shard_id: int | None, *, initial: bool = False) -> None:
+        """discord.py sleeps 5 s before re-identifying; not needed against the fake."""
+
+    bot.before_identify_hook = no_identify_delay  # type: ignore[method-assign]
+    await run_bot.start(bot)
+    fake_discord.forget_history()
+
+    await fake_discord.drop_gateway(None)
+    for n in range(3):  # missed while disconnected: more than the session keeps
+        await w.alice.say(w.channel, f"missed {n}")
+    await fake_discord.wait_for(
+        lambda: fake_discord.gateway.count("identify") == 2, what="a second IDENTIFY"
+    )
+    await fake_discord.gateway.wait_connected()
+    assert fake_discord.gateway.count("invalid_session") == 1
+    assert fake_discord.gateway.count("resume") == 0
+    handle = await w.alice.slash(w.channel, "mahjong ping")
+    assert (await handle.reply()).content == "pong"
+
+
 async def test_answering_too_late_is_a_problem(
     fake_discord: FakeDiscord, discord_world: World, run_bot: BotRunner
 ) -> None:

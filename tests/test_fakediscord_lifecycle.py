@@ -291,3 +291,51 @@ async def test_interaction_tokens_expire_after_15_minutes(
     with pytest.raises(discord.HTTPException) as err:
         await interaction.edit_original_response(content="too late")
     assert err.value.status == 401 and err.value.code == 50027
+
+
+async def test_without_history_the_fake_keeps_only_what_discord_still_answers(
+    fake_discord: FakeDiscord, discord_world: World, run_bot: BotRunner
+) -> None:
+    """A long benchmark's fake (`forget_history`) drops earlier versions, deleted messages'
+    pictures and expired interactions, and answers for them as Discord does."""
+    import io
+
+    w = discord_world
+    bot = await start(run_bot)
+    fake_discord.forget_history()
+    channel = text_channel(bot, w)
+
+    def picture(name: str) -> discord.File:
+        return discord.File(io.BytesIO(b"\x89PNG" + name.encode()), f"{name}.png")
+
+    sent = await channel.send("first", file=picture("a"))
+    [first_picture] = fake_discord.message(sent.id).attachments
+    await sent.edit(content="second", attachments=[picture("b")])
+    record = fake_discord.message(sent.id)
+    [second_picture] = record.attachments
+    assert record.content == "second" and record.history == []
+    assert first_picture.id not in fake_discord.state.attachments
+    assert second_picture.id in fake_discord.state.attachments
+
+    gone = await channel.send("soon gone", file=picture("c"))
+    [gone_picture] = fake_discord.message(gone.id).attachments
+    await gone.delete()
+    assert gone_picture.id not in fake_discord.state.attachments
+    assert [m.id for m in fake_discord.state.channels[w.channel.id].messages] == [sent.id]
+    assert fake_discord.timeline == []
+
+    @bot.tree.command(name="hand", description="your hand")
+    async def hand(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("your tiles", ephemeral=True)
+        bot.last = interaction  # type: ignore[attr-defined]
+
+    await bot.tree.sync()
+    await (await w.alice.slash(w.channel, "hand")).reply()
+    old: discord.Interaction = bot.last  # type: ignore[attr-defined]
+    await fake_discord.advance_clock(17 * 60)
+    await (await w.alice.slash(w.channel, "hand")).reply()  # a new one: the old is forgotten
+    assert old.id not in fake_discord.state.interactions
+    assert bot.last.id in fake_discord.state.interactions  # type: ignore[attr-defined]
+    with pytest.raises(discord.HTTPException) as err:
+        await old.edit_original_response(content="too late")
+    assert err.value.status == 401 and err.value.code == 50027

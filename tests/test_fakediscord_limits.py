@@ -148,3 +148,21 @@ async def test_upload_limits(
     assert "413" in problems[0] and "10485761 bytes" in problems[0]
     # The long alt text breaks both the fake's limit check and Discord's API description.
     assert len(problems) == 3 and all("description" in p for p in problems[1:])
+
+
+def test_ended_windows_are_forgotten_and_live_ones_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each interaction token has a bucket of its own: an evening's windows are swept out once
+    they have ended, and a window still running keeps counting."""
+    from fakediscord import ratelimits
+
+    clock = [0.0]
+    monkeypatch.setattr(ratelimits, "_now", lambda: clock[0])
+    limiter = ratelimits.RateLimiter()
+    route = "/webhooks/1/{}/messages/@original"
+    for n in range(3000):
+        clock[0] = n * 0.01  # 30 s of tokens, each used once
+        limiter.check("PATCH", route.format(f"t{n}"), counts_globally=False)
+    assert len(limiter.windows) < 1024  # far fewer than the 3,000 tokens seen
+    clock[0] = 30.0
+    answer = limiter.check("PATCH", route.format("t2999"), counts_globally=False)
+    assert answer.headers["X-RateLimit-Remaining"] == "3"  # its window (5 per 2 s) still counts

@@ -85,6 +85,11 @@ class InteractionHandle:
             msg = self.server.state.messages[rec.original_message_id]
             if msg.loading:
                 return None
+            if rec.callback_type == 6 and not self.server.keep_history:
+                raise AssertionError(
+                    "reply() to a deferred update looks for the bot's edit in the message's "
+                    "history, which this fake does not keep (forget_history)"
+                )
             if rec.callback_type == 6 and not any(
                 v.replaced_by_interaction_id == rec.id for v in msg.history
             ):

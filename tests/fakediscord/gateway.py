@@ -27,6 +27,11 @@ from aiohttp import WSMsgType, web
 if TYPE_CHECKING:
     from .server import FakeDiscord
 
+# Without history (`FakeDiscord.keep_history`) a session keeps at least its last this many
+# events for RESUME; a resume from before them is refused (INVALID_SESSION), as Discord
+# refuses one it can no longer replay.
+RESUME_BUFFER = 1000
+
 
 class Intent:
     """Gateway intent bits used to decide which events a session receives."""
@@ -174,6 +179,8 @@ class Gateway:
             session.seq += 1
             frame = {"op": Op.DISPATCH, "t": event, "s": session.seq, "d": data}
             session.buffer.append(frame)
+            if not self.server.keep_history and len(session.buffer) > 2 * RESUME_BUFFER:
+                del session.buffer[:-RESUME_BUFFER]
             if session.conn is not None:
                 await session.conn.send(frame)
         return True
@@ -387,6 +394,7 @@ class Gateway:
             or session is not self.shards.get((session.shard or [0])[0])
             or not isinstance(seq, int)
             or seq > session.seq
+            or (session.buffer and session.buffer[0]["s"] > seq + 1)  # no longer replayable
         ):
             self.log.append(("invalid_session", data.get("session_id"), seq))
             await conn.send({"op": Op.INVALID_SESSION, "d": False})

@@ -84,6 +84,7 @@ class Window:
 
     started: float
     used: int = 0
+    lasts: float = math.inf
 
 
 @dataclass
@@ -116,6 +117,7 @@ class RateLimiter:
         self.rules = RULES
         self.global_limit = GLOBAL_LIMIT
         self.windows: dict[tuple[str, str], Window] = {}
+        self._sweep_at = 1024  # windows kept before the ended ones are swept out
         self.global_window = Window(started=-math.inf)
         self.refusals: list[tuple[float, str, str, str]] = []  # when, method, path, bucket
 
@@ -164,7 +166,9 @@ class RateLimiter:
             per = rule.per * self.time_scale
             window = self.windows.get(key)
             if window is None or now - window.started >= per:
-                window = self.windows[key] = Window(started=now)
+                window = self.windows[key] = Window(started=now, lasts=per)
+                if len(self.windows) >= self._sweep_at:
+                    self._sweep(now)
             reset_after = max(0.0, window.started + per - now)
             if window.used >= rule.limit:
                 self.refusals.append((now, method, path, rule.name))
@@ -188,6 +192,12 @@ class RateLimiter:
         if counts_globally:
             self.global_window.used += 1
         return verdict
+
+    def _sweep(self, now: float) -> None:
+        """Forget the windows that have ended (one a webhook token, a DM, a channel): an
+        ended window counts for nothing, and an evening's interactions left a window each."""
+        self.windows = {k: w for k, w in self.windows.items() if now - w.started < w.lasts}
+        self._sweep_at = max(1024, 2 * len(self.windows))
 
     @staticmethod
     def _headers(rule: BucketRule, remaining: int, reset_after: float) -> dict[str, str]:

@@ -491,7 +491,10 @@ class RestApi:
         return msg
 
     def _interaction(self, call: Call) -> InteractionRecord:
-        rec = self.state.interactions_by_token.get(unquote(call.params["token"]))
+        token = unquote(call.params["token"])
+        rec = self.state.interactions_by_token.get(token)
+        if rec is None and token in self.state.expired_tokens:
+            raise ApiError(401, 50027, "Invalid Webhook Token")
         if rec is None:
             raise ApiError(404, 10015, "Unknown Webhook")
         return rec
@@ -1076,7 +1079,8 @@ class RestApi:
         else:
             raise invalid_form([f"unsupported interaction callback type {kind!r}"])
         rec.callback_type = kind
-        rec.callback_data = data
+        if self.server.keep_history:
+            rec.callback_data = data
         if not call.flag("with_response"):
             return no_content()
         # Discord describes the created or updated message (types 4 and 7) as the resource;

@@ -105,6 +105,12 @@ class FakeDiscord:
         self.typing: list[int] = []
         # every message created, edited or deleted, in order (see `timeline_for`)
         self.timeline: list[TimelineEntry] = []
+        # What tests inspect afterwards: each message's earlier versions, the timeline, a
+        # deleted message's pictures, every interaction ever made. A long benchmark turns this
+        # off (`forget_history`): kept for an hour, it grew the fake to gigabytes, and the
+        # collector's full passes over it stalled the fake's loop for seconds, which the fake
+        # then counted as the bot's late answers.
+        self.keep_history = True
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._patches: contextlib.ExitStack | None = None
@@ -648,6 +654,35 @@ class FakeDiscord:
         for att in attachments:
             self.state.attachments.setdefault(att.id, (channel.id, att))
 
+    def _unregister(self, replaced: list[AttachmentRecord], kept: list[AttachmentRecord]) -> None:
+        """Without history, a picture no message shows any more is forgotten."""
+        if self.keep_history:
+            return
+        still = {att.id for att in kept}
+        for att in replaced:
+            if att.id not in still:
+                self.state.attachments.pop(att.id, None)
+
+    def forget_history(self) -> None:
+        """Keep only what Discord itself would still answer about (see `keep_history`)."""
+        self.keep_history = False
+        self.timeline.clear()
+
+    def _forget_old_interactions(self) -> None:
+        """Without history, an interaction is forgotten once its token has expired; its token
+        is still answered as expired, as Discord does."""
+        if self.keep_history:
+            return
+        oldest = self.loop_time() - self.interaction_token_lifetime - 60.0
+        interactions = self.state.interactions
+        while interactions:
+            first = next(iter(interactions.values()))
+            if first.created_at > oldest:
+                break
+            del interactions[first.id]
+            self.state.interactions_by_token.pop(first.token, None)
+            self.state.expired_tokens.add(first.token)
+
     async def create_message(
         self,
         channel: ChannelRecord,
@@ -713,6 +748,8 @@ class FakeDiscord:
         return msg
 
     def _log_change(self, kind: str, msg: MessageRecord) -> None:
+        if not self.keep_history:
+            return
         self.timeline.append(
             TimelineEntry(
                 seq=len(self.timeline),
@@ -773,10 +810,13 @@ class FakeDiscord:
         if errors:
             raise invalid_form(errors)
         if not msg.loading:
-            msg.history.append(
-                msg.snapshot(by_interaction_id=interaction.id if interaction else None)
-            )
+            msg.edits += 1
+            if self.keep_history:
+                msg.history.append(
+                    msg.snapshot(by_interaction_id=interaction.id if interaction else None)
+                )
             msg.edited_at = iso_now()
+        replaced = msg.attachments
         msg.content = content
         msg.embeds = embeds
         msg.components = components
@@ -786,6 +826,7 @@ class FakeDiscord:
             keep = msg.flags & ~EDIT_FLAGS
             msg.flags = keep | (int(body["flags"]) & EDIT_FLAGS)
         msg.flags &= ~MessageFlag.LOADING
+        self._unregister(replaced, attachments)
         self._register(channel, attachments)
         self._log_change("edit", msg)
         self._place_touched(msg)
@@ -798,6 +839,12 @@ class FakeDiscord:
         """Delete a message (kept in state with `deleted=True` so tests can still inspect it)."""
         self._log_change("delete", msg)
         msg.deleted = True
+        if not self.keep_history:
+            self._unregister(msg.attachments, [])
+            msg.attachments, msg.components, msg.embeds = [], [], []
+            channel_messages = self.state.channels[msg.channel_id].messages
+            if msg in channel_messages:
+                channel_messages.remove(msg)
         self._place_touched(msg)
         if not msg.ephemeral:
             channel = self.state.channels[msg.channel_id]
@@ -883,6 +930,7 @@ class FakeDiscord:
             source_message_id=source_message.id if source_message else None,
             opened_by=opened_by,
         )
+        self._forget_old_interactions()
         self.state.interactions[rec.id] = rec
         self.state.interactions_by_token[rec.token] = rec
         await self.gateway.dispatch(

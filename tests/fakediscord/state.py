@@ -346,6 +346,8 @@ class MessageRecord:
     message_reference: dict[str, Any] | None = None
     tts: bool = False
     history: list[MessageVersion] = field(default_factory=list)
+    # edits made after the message was first shown: len(history) while history is kept
+    edits: int = 0
     reactions: dict[str, set[int]] = field(default_factory=dict)
     deleted: bool = False
     member: MemberRecord | None = None
@@ -726,6 +728,7 @@ class DiscordState:
         self.dm_channels: dict[int, int] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
+        self.expired_tokens: set[str] = set()  # of interactions forgotten (`forget_history`)
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.emojis: dict[int, EmojiRecord] = {}
