@@ -311,9 +311,14 @@ class Drawing:
         """The lanes of the drawings being drawn at this moment, one per busy slot."""
         return [job.lane for job in self._active.values()]
 
-    def queued(self) -> dict[str, int]:
-        """How many drawings wait in each lane (not yet started)."""
-        return {lane: sum(not j.future.done() for j in jobs) for lane, jobs in self._lanes.items()}
+    def queued(self, *lanes: str) -> dict[str, int]:
+        """How many drawings wait in each lane (not yet started), or in ``lanes`` only: the
+        table lane holds hundreds at 200 tables, and the notifier asks about the first tier
+        on every click."""
+        return {
+            lane: sum(not j.future.done() for j in self._lanes[lane])
+            for lane in (lanes or self._lanes)
+        }
 
     async def draw(
         self,

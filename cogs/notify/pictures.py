@@ -17,6 +17,8 @@ from bot.drawing import TIER, Superseded
 from cogs.notify.let_go import LetGo
 from cogs.notify.seat import Picture
 
+FIRST_TIER = tuple(lane for lane, tier in TIER.items() if tier == 0)  # the prompts' lanes
+
 
 class Pictures:
     def __init__(self, drawing: Any, let_go: LetGo | None = None) -> None:
@@ -66,7 +68,7 @@ class Pictures:
         queued = getattr(self.drawing, "queued", None)
         if queued is None:
             return True
-        return not any(n for lane, n in queued().items() if TIER.get(lane, 9) == 0)
+        return not any(queued(*FIRST_TIER).values())
 
     def kept(self, picture: Picture | None, *, owner: Hashable) -> bytes | None:
         """The picture's PNG if it is ``owner``'s last one drawn, else None (nothing drawn)."""
