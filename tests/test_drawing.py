@@ -18,6 +18,7 @@ import pytest
 from bot.drawing import (
     DEPTH,
     LANES,
+    NICENESS,
     PIPE_BYTES,
     SHARE,
     Drawing,
@@ -511,12 +512,16 @@ async def test_a_steady_stream_of_turn_dms_does_not_hold_back_a_claim_prompt(tab
 
 @pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux scheduling policies")
 async def test_a_drawing_process_is_batch_work_for_the_scheduler() -> None:
-    """It must not take the core from the bot's loop each time a job wakes it."""
+    """It must not take the core from the bot's loop each time a job wakes it, nor when both
+    want it."""
     drawing = Drawing(processes=1)
     await drawing.ready()
     try:
         [process] = drawing.pids()
         assert os.sched_getscheduler(process) == os.SCHED_BATCH
+        # niceness, the 19th field of /proc/PID/stat (after the command's parenthesis)
+        stat = Path(f"/proc/{process}/stat").read_text().rpartition(")")[2].split()
+        assert int(stat[16]) == os.nice(0) + NICENESS
     finally:
         await drawing.close()
 

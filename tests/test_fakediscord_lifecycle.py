@@ -313,7 +313,7 @@ async def test_without_history_the_fake_keeps_only_what_discord_still_answers(
     await sent.edit(content="second", attachments=[picture("b")])
     record = fake_discord.message(sent.id)
     [second_picture] = record.attachments
-    assert record.content == "second" and record.history == []
+    assert record.content == "second" and record.history == [] and record.edits == 1
     assert first_picture.id not in fake_discord.state.attachments
     assert second_picture.id in fake_discord.state.attachments
 
