@@ -158,7 +158,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 line |= {"rss_drawing_mb": round(drawing, 1), "games_finished": games}
                 late = sum("answered after" in p for p in server.problems)
                 gc_ms, lag_ms = watch.take()
-                line |= {"late_acks": late - late_seen, "fake_rss_mb": round(rss_mb_self(), 1)}
+                fake_mb = bench.rss_mb(os.getpid())
+                line |= {"late_acks": late - late_seen, "fake_rss_mb": round(fake_mb, 1)}
                 line |= {"fake_gc_max_ms": round(gc_ms), "fake_loop_lag_max_ms": round(lag_ms)}
                 late_seen = late
                 print(json.dumps(line) if args.json else _sample_text(line), flush=True)
@@ -168,10 +169,6 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             await bot.stop()
             gc.callbacks.remove(watch.on_gc)
     return verdict(samples, args)
-
-
-def rss_mb_self() -> float:
-    return bench.rss_mb(os.getpid())
 
 
 def _sample_text(line: dict[str, Any]) -> str:

@@ -836,15 +836,15 @@ class FakeDiscord:
         return msg
 
     async def delete_message(self, msg: MessageRecord) -> None:
-        """Delete a message (kept in state with `deleted=True` so tests can still inspect it)."""
+        """Delete a message (kept in state with `deleted=True` so tests can still inspect it;
+        without history it leaves its channel's list, with its pictures and controls)."""
         self._log_change("delete", msg)
         msg.deleted = True
         if not self.keep_history:
             self._unregister(msg.attachments, [])
             msg.attachments, msg.components, msg.embeds = [], [], []
-            channel_messages = self.state.channels[msg.channel_id].messages
-            if msg in channel_messages:
-                channel_messages.remove(msg)
+            with contextlib.suppress(ValueError):  # already out of it
+                self.state.channels[msg.channel_id].messages.remove(msg)
         self._place_touched(msg)
         if not msg.ephemeral:
             channel = self.state.channels[msg.channel_id]
