@@ -377,7 +377,8 @@ def trace_slow_callbacks(trace: Trace, over: float) -> None:
 def count_garbage(after: float, out: Path) -> None:
     """``after`` seconds from now, the garbage one full pass of the collector finds (objects
     only the collector frees: reference cycles), by type, and for the commonest types what
-    their cycles hold, written to ``out`` as JSON."""
+    their cycles hold and the cycles themselves (``cycles``: how many of a sample of each
+    type are in each), written to ``out`` as JSON."""
     import collections
     import gc
     import json
@@ -394,6 +395,12 @@ def count_garbage(after: float, out: Path) -> None:
             gc.garbage.clear()
         finally:
             gc.set_debug(0)
+        inside = {id(o) for o in found}
+        cycles = collections.Counter(
+            _cycle_through(o, inside)
+            for name, _ in collections.Counter(type(o).__qualname__ for o in found).most_common(12)
+            for o in [o for o in found if type(o).__qualname__ == name][:20]
+        )
         counts = collections.Counter(type(o).__qualname__ for o in found)
         names = collections.Counter(
             getattr(o, "__qualname__", "?") for o in found if type(o).__name__ == "coroutine"
@@ -404,12 +411,46 @@ def count_garbage(after: float, out: Path) -> None:
                     "objects": len(found),
                     "types": counts.most_common(60),
                     "coroutines": names.most_common(20),
+                    "cycles": [[n, c] for c, n in cycles.most_common(30) if c],
                 }
             )
         )
         del found
 
     threading.Thread(target=run, name="count-garbage", daemon=True).start()
+
+
+def _cycle_through(start: Any, inside: set[int]) -> str:
+    """The shortest reference cycle from ``start`` back to it through objects in ``inside``
+    (the garbage), as ``View -> list -> Button -> View``; "" when it is in none (held by a
+    cycle without being in one)."""
+    import collections
+    import gc
+
+    def name(o: Any) -> str:
+        kind = type(o).__qualname__
+        if kind == "frame":
+            return f"frame({o.f_code.co_name})"
+        if kind in ("coroutine", "function", "method"):
+            return f"{kind}({getattr(o, '__qualname__', '?')})"
+        if kind == "Task":
+            return f"Task({getattr(o.get_coro(), '__qualname__', '?')})"
+        return kind
+
+    came_from: dict[int, Any] = {id(start): None}
+    queue = collections.deque([start])
+    while queue:
+        here = queue.popleft()
+        for there in gc.get_referents(here):
+            if there is start:
+                path = [here]
+                while came_from[id(path[-1])] is not None:
+                    path.append(came_from[id(path[-1])])
+                return " -> ".join(name(o) for o in [*reversed(path), start])
+            if id(there) in inside and id(there) not in came_from:
+                came_from[id(there)] = here
+                queue.append(there)
+    return ""
 
 
 def trace_memory(folder: Path, every: float, python: float | None, holders: str = "") -> None:
@@ -641,9 +682,10 @@ def main(argv: list[str]) -> None:
         after, _, out = os.environ["MAHJONG_GC_GARBAGE"].partition(",")
         count_garbage(float(after), Path(out))
     if os.environ.get("MAHJONG_GC_THRESHOLD"):  # experiments: the collector's thresholds
-        import gc
+        import bot.app
 
-        gc.set_threshold(*(int(n) for n in os.environ["MAHJONG_GC_THRESHOLD"].split(",")))
+        thresholds = os.environ["MAHJONG_GC_THRESHOLD"].split(",")
+        bot.app.COLLECTOR_THRESHOLDS = tuple(int(n) for n in thresholds)
     if os.environ.get("MAHJONG_MEMORY_TRACE"):
         every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "60"))
         after = os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON")

@@ -365,6 +365,9 @@ class Drawing:
         finally:
             if key is not None and self._queued.get(key) is job:
                 del self._queued[key]
+            # A Superseded raised from the job's future has this frame in its traceback,
+            # and the future holds it: a cycle that waited for the collector's full pass.
+            del job
 
     def _next(self) -> _Job | None:
         """The oldest job of the most urgent lane, or, once every :data:`SHARE` starts while

@@ -109,7 +109,15 @@ class _Dispatched:
         return control
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _dispatch(self.kind, interaction, self._match)
+        try:
+            await _dispatch(self.kind, interaction, self._match)
+        finally:
+            # discord.py built a view of the clicked message's buttons to hand this one the
+            # click: a web of cycles (each item points back at it) that lived through the
+            # click's answer and waited for the collector's full pass, a view of up to 20
+            # buttons for every click. Emptied, it dies by its reference count.
+            if self.view is not None:
+                self.view.clear_items()
 
 
 class LobbyButton(
@@ -288,7 +296,10 @@ class Controls:
     which only the garbage collector's passes free. A seat's content kept its view for
     seconds, so at 200 tables thousands a minute reached the full passes, which then stopped
     the bot 150-300 ms each: acknowledgements waited behind them. These are plain data, freed
-    the moment nothing needs them; the view they are made from dies young, at once.
+    the moment nothing needs them; the view they are made from is emptied once read
+    (``clear_items`` lets each item go of it), so it too dies by its reference count, before
+    any pass: views were still most of the garbage the full passes found (benchmarks/
+    bot_process.py ``MAHJONG_GC_GARBAGE``).
     """
 
     __discord_ui_view__ = True
@@ -302,6 +313,7 @@ class Controls:
             (getattr(item, "custom_id", None), getattr(item, "label", None), str(item.emoji or ""))
             for item in _items(view)
         )
+        view.clear_items()
 
     @classmethod
     def of(cls, view: discord.ui.View | None) -> Controls | None:

@@ -23,7 +23,6 @@ delivers a press only from the message that carries it, the member's own ephemer
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 from typing import Any
@@ -38,7 +37,7 @@ from bot.i18n.moves import move_words
 from bot.i18n.tiles import tile_words, wind_words
 from bot.rules.tiles import WIND_NAMES
 from bot.service.replays import MOVES, TABLE, HandReplay, ReplayError, Viewer
-from cogs.common import GENERIC_FAILURE, reply_error
+from cogs.common import GENERIC_FAILURE, picture_file, reply_error
 from cogs.notify.words import win_words
 
 log = logging.getLogger(__name__)
@@ -231,9 +230,7 @@ class ReplayCog(commands.Cog):
             )
         except Superseded:
             return  # the member pressed again meanwhile: that press shows the newer frame
-        picture = discord.File(
-            io.BytesIO(png), "replay.png", description=alt_text(replay, step, seat, locale)
-        )
+        picture = picture_file(png, "replay.png", alt_text(replay, step, seat, locale))
         await interaction.edit_original_response(
             content=viewer_text(replay, step, seat, locale),
             attachments=[picture],

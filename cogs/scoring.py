@@ -20,7 +20,6 @@ the same text in the channel.
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 from typing import Any, ClassVar
@@ -52,6 +51,7 @@ from cogs.common import (
     display_name,
     handle_error,
     make_embed,
+    picture_file,
     reply_error,
     signed,
 )
@@ -619,7 +619,7 @@ class LookupCog(_ScoringCog):
         if png is None:
             await interaction.followup.send(embed=embed)
             return
-        card = discord.File(io.BytesIO(png), "score.png", description=_card_alt(result, locale))
+        card = picture_file(png, "score.png", _card_alt(result, locale))
         embed.set_image(url="attachment://score.png")
         await interaction.followup.send(embed=embed, file=card)
 

@@ -28,7 +28,8 @@ import discord
 from bot.i18n import _, guild_locale
 from bot.permissions import missing_in
 from bot.service.privacy import names_of, public_view, reveal_view
-from cogs.controls import lobby_view, table_view
+from cogs.common import picture_file
+from cogs.controls import Controls, lobby_view, table_view
 from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer
 from cogs.notify.pictures import Pictures
@@ -196,7 +197,9 @@ class TableChannel:
             return
         if table.status == "lobby" or (table.status == "cancelled" and table.state is None):
             embed = lobby_embed(table, self.locale(table))
-            view = lobby_view(table.id, closed=table.status != "lobby", locale=self.locale(table))
+            view = Controls.of(
+                lobby_view(table.id, closed=table.status != "lobby", locale=self.locale(table))
+            )
             await self._edit_summary(table, channel_id, message_id, embed=embed, view=view)
         else:
             await self.summary_changed(table)
@@ -277,7 +280,7 @@ class TableChannel:
         locale = self.locale(table)
         embed = table_embed(table, list(self.logs.get(table.id, ())), locale)
         again = table.status == "finished"
-        view = None if again else table_view(table.id, locale=locale)
+        view = None if again else Controls(table_view(table.id, locale=locale))
         shown = (embed.to_dict(), picture.key, _view_key(view))
         below = self._below.get(table.id, 0)
         repost = force_repost or (
@@ -378,10 +381,9 @@ class TableChannel:
             winning_tile=result.win.tile if result.win is not None else None,
             locale=self.locale(table),
         )
-        import io
 
         alt = _(self.locale(table), "All hands of hand {number}", number=result.number)
-        file = discord.File(io.BytesIO(png), "reveal.png", description=alt)
+        file = picture_file(png, "reveal.png", alt)
         await self.post(table, embed=reveal_embed(table, result, self.locale(table)), file=file)
 
     async def post_standings(self, table: LiveTable) -> None:
@@ -389,7 +391,7 @@ class TableChannel:
         locale = self.locale(table)
         kwargs: dict[str, Any] = {"embed": standings_embed(table, locale)}
         if again:
-            kwargs["view"] = table_view(table.id, again=True, locale=locale)
+            kwargs["view"] = Controls(table_view(table.id, again=True, locale=locale))
         await self.post(table, **kwargs)
 
     def archive_thread(self, table: LiveTable) -> None:
@@ -424,10 +426,5 @@ class TableChannel:
         self._shown.pop(("summary", table_id), None)
 
 
-def _view_key(view: discord.ui.View | None) -> Any:
-    if view is None:
-        return None
-    return tuple(
-        (getattr(i, "custom_id", None), getattr(i, "label", None))
-        for i in (getattr(c, "item", c) for c in view.children)
-    )
+def _view_key(view: Controls | None) -> Any:
+    return None if view is None else view.shown

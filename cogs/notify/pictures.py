@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import io
 from collections.abc import Hashable
 from typing import Any
 
 import discord
 
 from bot.drawing import TIER, Superseded
+from cogs.common import picture_file
 from cogs.notify.let_go import LetGo
 from cogs.notify.seat import Picture
 
@@ -103,6 +103,9 @@ class Pictures:
         finally:
             if self._drawing.get(owner, (None, None, None))[2] is future:
                 del self._drawing[owner]
+            # A Superseded raised from the task has this frame in its traceback, and the
+            # task holds it: a cycle that waited for the collector's full pass.
+            del future
 
     def _being_drawn(
         self, picture: Picture, owner: Hashable
@@ -124,7 +127,7 @@ class Pictures:
 
     @staticmethod
     def attachment(picture: Picture, png: bytes) -> discord.File:
-        return discord.File(io.BytesIO(png), picture.filename, description=picture.description)
+        return picture_file(png, picture.filename, picture.description)
 
     def forget(self, table_id: int) -> None:
         """Release a closed table's pictures (owners are tuples starting with kind, table)."""
