@@ -682,10 +682,10 @@ def main(argv: list[str]) -> None:
         after, _, out = os.environ["MAHJONG_GC_GARBAGE"].partition(",")
         count_garbage(float(after), Path(out))
     if os.environ.get("MAHJONG_GC_THRESHOLD"):  # experiments: the collector's thresholds
-        import bot.app
+        import bot.collector
 
         thresholds = os.environ["MAHJONG_GC_THRESHOLD"].split(",")
-        bot.app.COLLECTOR_THRESHOLDS = tuple(int(n) for n in thresholds)
+        bot.collector.THRESHOLDS = tuple(int(n) for n in thresholds)
     if os.environ.get("MAHJONG_MEMORY_TRACE"):
         every = float(os.environ.get("MAHJONG_MEMORY_TRACE_EVERY", "60"))
         after = os.environ.get("MAHJONG_MEMORY_TRACE_PYTHON")

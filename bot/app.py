@@ -7,8 +7,8 @@ background, builds the services, loads the cogs, syncs the slash commands (to
 ``MAHJONG_DEV_GUILD`` at once when set, globally otherwise) and reads every open table;
 the bot then connects while the tables are rebuilt from their events in the background (a
 table asked for first is rebuilt on the spot), after which what start-up built is frozen out
-of the garbage collector's way (``gc.freeze``), and full passes of the collector are rare
-(:data:`COLLECTOR_THRESHOLDS`); the tile emojis are uploaded in the
+of the garbage collector's way (``gc.freeze``), and its full passes come on a clock
+(:mod:`bot.collector`); the tile emojis are uploaded in the
 background. On the first READY the bot
 logs one block a newcomer can act on (:func:`ready_report`).
 
@@ -38,7 +38,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import allocator
+from bot import allocator, collector
 from bot.config import Settings, is_url
 from bot.drawing import Drawing
 from bot.i18n.commands import CatalogueTranslator
@@ -67,16 +67,6 @@ SERVER_INSTALLS = app_commands.AppInstallationType(guild=True, user=False)
 
 # Seconds an idle connection to Discord's API is kept for the next request (see ``login``)
 KEEP_ALIVE = 60.0
-
-#: The garbage collector's thresholds in the bot's own process (``serve``): CPython's
-#: (700, 10, 10) but a full pass only after 1,000 passes of the middle generation instead of
-#: 10. A full pass walks every object the bot keeps (about 100,000 at 200 tables, 80-160 ms
-#: with the bot stopped) and came every 8 s there, finding almost nothing: what the bot makes
-#: at every click and picture is freed by reference counting (tests/test_cycles.py), so the
-#: passes were the acknowledgements' slowest moments and nothing else. At 200 tables a full
-#: pass now comes about once a minute; the young generations are collected as before, and a
-#: rare cycle that reaches the oldest waits a few minutes at most.
-COLLECTOR_THRESHOLDS = (700, 10, 1000)
 
 
 class StartupError(RuntimeError):
@@ -201,6 +191,7 @@ class MahjongBot(commands.Bot):
             gc.collect()
             gc.freeze()
             log.info("%d objects left out of the collector's passes", gc.get_freeze_count())
+            self.spawn(collector.full_passes(self.is_closed), "full-passes")
 
     async def sync_commands(self) -> None:
         if self.settings.dev_guild:
@@ -417,7 +408,7 @@ async def serve(settings: Settings) -> int:
     db = await open_checked(settings.database)
     bot = make_bot(settings, db=db)
     bot.freezes_after_restore = True
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    collector.pace()
     stopping = _stop_on_signals(bot)
     try:
         async with bot:

@@ -195,7 +195,9 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         )
         table = await in_time(interaction, opening)
         embed = self.notifier.lobby_embed(table)
-        view = controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id))
+        view = controls.Controls.of(
+            controls.lobby_view(table.id, locale=guild_locale(self.bot, table.guild_id))
+        )
         try:
             if interaction.response.is_done():  # deferred: the lobby fills "thinking…"
                 message: discord.Message = await interaction.edit_original_response(
@@ -473,7 +475,7 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
                 self.service.check_can_cancel(table_id, user.id, _can_manage(interaction))
                 await interaction.response.send_message(
                     _(interaction.locale, "Cancel this table for everyone?"),
-                    view=controls.cancel_view(table_id),
+                    view=controls.Controls(controls.cancel_view(table_id)),
                     ephemeral=True,
                 )
                 return
@@ -575,7 +577,8 @@ class TableCog(commands.GroupCog, group_name="mahjong", group_description="Play 
         home = table.home_channel_id if table.home_channel_id is not None else table.channel_id
         channel = self.bot.get_channel(home) or self.bot.get_partial_messageable(home)
         message = await channel.send(
-            embed=self.notifier.lobby_embed(table), view=controls.lobby_view(table.id)
+            embed=self.notifier.lobby_embed(table),
+            view=controls.Controls.of(controls.lobby_view(table.id)),
         )
         await self._settle_place(table, message, interaction)
         await interaction.followup.send(

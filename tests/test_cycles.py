@@ -1,8 +1,8 @@
 """What the bot makes at every click and every picture is freed by reference counting, never
 left in a reference cycle for the garbage collector's full passes (issue 12).
 
-The bot's own process runs full passes rarely (``bot.app.COLLECTOR_THRESHOLDS``): at 200 tables
-they came every 8 s, stopped the bot 80-160 ms each and found only these cycles. Each test
+The bot's own process runs full passes once a minute (``bot.collector``): at 200 tables they
+came every 8 s, stopped the bot 80-160 ms each and found only these cycles. Each test
 here fails if the cycle comes back.
 """
 
