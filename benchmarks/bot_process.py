@@ -395,13 +395,13 @@ def count_garbage(after: float, out: Path) -> None:
             gc.garbage.clear()
         finally:
             gc.set_debug(0)
+        counts = collections.Counter(type(o).__qualname__ for o in found)
         inside = {id(o) for o in found}
         cycles = collections.Counter(
             _cycle_through(o, inside)
-            for name, _ in collections.Counter(type(o).__qualname__ for o in found).most_common(12)
+            for name, _ in counts.most_common(12)
             for o in [o for o in found if type(o).__qualname__ == name][:20]
         )
-        counts = collections.Counter(type(o).__qualname__ for o in found)
         names = collections.Counter(
             getattr(o, "__qualname__", "?") for o in found if type(o).__name__ == "coroutine"
         )

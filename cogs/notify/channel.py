@@ -33,7 +33,7 @@ from cogs.controls import Controls, lobby_view, table_view
 from cogs.notify.let_go import LetGo
 from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer
 from cogs.notify.pictures import Pictures
-from cogs.notify.seat import Picture
+from cogs.notify.seat import Picture, controls_shown
 from cogs.notify.words import (
     lobby_embed,
     reveal_embed,
@@ -228,7 +228,7 @@ class TableChannel:
             message_id,
             kw.get("content"),
             kw["embed"].to_dict() if kw.get("embed") else None,
-            _view_key(kw.get("view")),
+            controls_shown(kw.get("view")),
         )
         key = ("summary", table.id)
         before = self._shown.get(key)
@@ -281,7 +281,7 @@ class TableChannel:
         embed = table_embed(table, list(self.logs.get(table.id, ())), locale)
         again = table.status == "finished"
         view = None if again else Controls(table_view(table.id, locale=locale))
-        shown = (embed.to_dict(), picture.key, _view_key(view))
+        shown = (embed.to_dict(), picture.key, controls_shown(view))
         below = self._below.get(table.id, 0)
         repost = force_repost or (
             below > 0
@@ -424,7 +424,3 @@ class TableChannel:
         self._shown.pop(("table", table_id), None)
         self._sent_png.pop(table_id, None)
         self._shown.pop(("summary", table_id), None)
-
-
-def _view_key(view: Controls | None) -> Any:
-    return None if view is None else view.shown
