@@ -100,6 +100,14 @@ class Hints:
 NO_HINTS = Hints()
 
 
+# A seat's hints are asked for again on every move at its table while its own tiles stay as
+# they were, so a cache pays for the hand states of the seats playing now (a state or two a
+# seat), not for every state ever met: 1,024 serve about a thousand seats waiting at once. At
+# 8,192 the scores of waits went on filling for hours at 50 tables (about 1 KB a ready hand),
+# and the bot's memory with them; the hit rates of benchmarks/hints.py did not change.
+HAND_STATES_KEPT = 1024
+
+
 def tile_label(tile: int, locale: str = FALLBACK) -> str:
     """Suited tiles as on the buttons (``3c``, ``3萬``), honours by name (``Red Dragon``,
     ``紅中``): a lone ``S`` or ``W`` would be ambiguous in a sentence."""
@@ -182,7 +190,7 @@ def _discard_hints(
     )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=HAND_STATES_KEPT)
 def _ready_after_discard(
     ruleset: str, tiles: tuple[int, ...], melds: tuple[Meld, ...]
 ) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -407,7 +415,7 @@ def _options_key(options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((str(k), v) for k, v in options.items()))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=HAND_STATES_KEPT)
 def _wait_scores(
     ruleset: str,
     options_key: tuple[tuple[str, Any], ...],

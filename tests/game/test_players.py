@@ -71,6 +71,31 @@ def test_shanten_agrees_with_the_mahjong_library() -> None:
             )
 
 
+def test_shanten_caches_stay_bounded_and_right_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each part cache keeps at most PART_CACHE patterns, the oldest going first, and a pattern
+    that went out is found again alike (the answers are checked against the library)."""
+    from bot.rules.game import shanten as module
+
+    oracle = pytest.importorskip("mahjong.shanten").Shanten()
+    caches = (module._SUIT_PARTS, module._HONOUR_PARTS, module._DIVISIONS)
+    monkeypatch.setattr(module, "PART_CACHE", 64)
+    saved = [dict(cache) for cache in caches]
+    try:
+        for cache in caches:
+            cache.clear()
+        rng = random.Random(12)
+        hands = [counts_of(rng.sample(ALL_TILES, 13)) for _ in range(150)]
+        for _ in range(2):  # the second time, the first hands' patterns have gone out
+            for hand in hands:
+                assert standard_shanten(hand, 4) == oracle.calculate_shanten_for_regular_hand(hand)
+                assert all(len(cache) <= 64 for cache in caches)
+        assert len(module._SUIT_PARTS) == len(module._DIVISIONS) == 64
+    finally:
+        for cache, before in zip(caches, saved, strict=True):
+            cache.clear()
+            cache.update(before)
+
+
 def test_acceptance_counts_unseen_tiles() -> None:
     hand = counts("123m456m789m11p46s")
     unseen = [4] * 34

@@ -11,9 +11,10 @@ better than one with at least as many sets and at least as many sets-or-partials
 are interned as small ints, and combining two frontiers is cached, so a shanten is four table
 look-ups of the parts, three cached combinations and one cached evaluation. The caches are
 bounded: a few hundred distinct frontiers exist, but the part patterns seen keep growing for
-thousands of hands (32,000 after 1,200), so the part caches keep the 16,384 most recently used
-(``PART_CACHE``). In a long-running bot that keeps memory flat for 2 % more time per decision
-(``benchmarks/simulate.py``, measured side by side; 4,096 cost 17 %).
+thousands of hands (32,000 after 1,200), so each part cache keeps the 16,384 patterns it met
+last (``PART_CACHE``, oldest out first). They are plain dicts keyed by the part's bytes, about
+100 bytes a pattern: as ``lru_cache`` entries (a key tuple and a list node each) they took
+about 480, and a bot's memory grew 5 MB in its first 2,400 hands with the caches still filling.
 
 Special hands (thirteen single heads, seven pairs) are counted for rule sets that allow them,
 on hands with no declared sets.
@@ -24,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from operator import itemgetter
+from typing import TypeVar
 
 from bot.rules.tiles import N_KINDS
 
@@ -34,9 +36,11 @@ _heads_of = itemgetter(*_HEADS)
 Point = tuple[int, int, int]  # (m, s = m + t, h)
 
 PART_CACHE = 1 << 14
+_T = TypeVar("_T")
 
 _frontiers: list[frozenset[Point]] = []
 _frontier_ids: dict[frozenset[Point], int] = {}
+_EMPTY: frozenset[Point] = frozenset({(0, 0, 0)})  # the frontier of no tiles
 
 
 def _intern(points: set[Point]) -> int:
@@ -56,22 +60,37 @@ def _intern(points: set[Point]) -> int:
     return found
 
 
-@lru_cache(maxsize=PART_CACHE)
-def _divisions(pattern: tuple[int, ...], suited: bool) -> frozenset[Point]:
-    """Every (m, s, h) reachable by dividing the pattern, pruned at each step."""
+_SUIT_PARTS: dict[bytes, int] = {}  # a suit's pattern -> its frontier's id
+_HONOUR_PARTS: dict[bytes, int] = {}
+_DIVISIONS: dict[bytes, frozenset[Point]] = {}  # what _divisions found, by (sub)pattern
+
+
+def _keep(cache: dict[bytes, _T], pattern: bytes, found: _T) -> _T:
+    """Keep ``found`` for ``pattern``, the oldest pattern going first once the cache is full."""
+    if len(cache) >= PART_CACHE:
+        del cache[next(iter(cache))]
+    cache[pattern] = found
+    return found
+
+
+def _divisions(pattern: bytes) -> frozenset[Point]:
+    """Every (m, s, h) reachable by dividing a suit's pattern, pruned at each step."""
+    found_before = _DIVISIONS.get(pattern)
+    if found_before is not None:
+        return found_before
     i = 0
     n = len(pattern)
     while i < n and pattern[i] == 0:
         i += 1
     if i == n:
-        return frozenset({(0, 0, 0)})
-    counts = list(pattern)
+        return _EMPTY
+    counts = bytearray(pattern)
     found: set[Point] = set()
 
     def rest(changes: Sequence[tuple[int, int]]) -> frozenset[Point]:
         for index, delta in changes:
             counts[index] -= delta
-        result = _divisions(tuple(counts), suited)
+        result = _divisions(bytes(counts))
         for index, delta in changes:
             counts[index] += delta
         return result
@@ -90,21 +109,21 @@ def _divisions(pattern: tuple[int, ...], suited: bool) -> frozenset[Point]:
         pair_rest = rest([(i, 2)])
         add(pair_rest, 0, 0, 1)  # the final pair
         add(pair_rest, 0, 1, 0)  # a pair waiting for a third
-    if suited:
-        if i + 2 < n and counts[i + 1] and counts[i + 2]:
-            add(rest([(i, 1), (i + 1, 1), (i + 2, 1)]), 1, 0, 0)
-        if i + 1 < n and counts[i + 1]:
-            add(rest([(i, 1), (i + 1, 1)]), 0, 1, 0)
-        if i + 2 < n and counts[i + 2]:
-            add(rest([(i, 1), (i + 2, 1)]), 0, 1, 0)
-    return _frontiers[_intern(found)]
+    if i + 2 < n and counts[i + 1] and counts[i + 2]:
+        add(rest([(i, 1), (i + 1, 1), (i + 2, 1)]), 1, 0, 0)
+    if i + 1 < n and counts[i + 1]:
+        add(rest([(i, 1), (i + 1, 1)]), 0, 1, 0)
+    if i + 2 < n and counts[i + 2]:
+        add(rest([(i, 1), (i + 2, 1)]), 0, 1, 0)
+    return _keep(_DIVISIONS, pattern, _frontiers[_intern(found)])
 
 
-@lru_cache(maxsize=PART_CACHE)
-def _part(pattern: bytes, suited: bool) -> int:
-    if suited:
-        return _intern(set(_divisions(tuple(pattern), True)))
-    # Honours divide tile by tile.
+def _suit_part(pattern: bytes) -> int:
+    return _keep(_SUIT_PARTS, pattern, _intern(set(_divisions(pattern))))
+
+
+def _honour_part(pattern: bytes) -> int:
+    """Honours divide tile by tile."""
     points: set[Point] = {(0, 0, 0)}
     for c in pattern:
         if not c:
@@ -120,7 +139,7 @@ def _part(pattern: bytes, suited: bool) -> int:
             for (dm, ds, dh) in options
             if h + dh <= 1
         }
-    return _intern(points)
+    return _keep(_HONOUR_PARTS, pattern, _intern(points))
 
 
 _combined: dict[tuple[int, int], int] = {}
@@ -148,12 +167,20 @@ def _distance(frontier: int, needed: int) -> int:
 
 
 def _parts(b: bytes) -> tuple[int, int, int, int]:
-    return (
-        _part(b[0:9], True),
-        _part(b[9:18], True),
-        _part(b[18:27], True),
-        _part(b[27:34], False),
-    )
+    suits = _SUIT_PARTS
+    p0 = suits.get(s0 := b[0:9])
+    if p0 is None:
+        p0 = _suit_part(s0)
+    p1 = suits.get(s1 := b[9:18])
+    if p1 is None:
+        p1 = _suit_part(s1)
+    p2 = suits.get(s2 := b[18:27])
+    if p2 is None:
+        p2 = _suit_part(s2)
+    p3 = _HONOUR_PARTS.get(s3 := b[27:34])
+    if p3 is None:
+        p3 = _honour_part(s3)
+    return p0, p1, p2, p3
 
 
 def standard_shanten(counts: Sequence[int], needed: int) -> int:
