@@ -11,10 +11,10 @@ better than one with at least as many sets and at least as many sets-or-partials
 are interned as small ints, and combining two frontiers is cached, so a shanten is four table
 look-ups of the parts, three cached combinations and one cached evaluation. The caches are
 bounded: a few hundred distinct frontiers exist, but the part patterns seen keep growing for
-thousands of hands (32,000 after 1,200), so each part cache keeps the 16,384 patterns it met
-last (``PART_CACHE``, oldest out first). They are plain dicts keyed by the part's bytes, about
-100 bytes a pattern: as ``lru_cache`` entries (a key tuple and a list node each) they took
-about 480, and a bot's memory grew 5 MB in its first 2,400 hands with the caches still filling.
+thousands of hands (32,000 after 1,200), so each part cache keeps at most the 16,384
+patterns it met last (``PART_CACHE``; the oldest eighth goes when it is full). They are plain
+dicts keyed by the part's bytes, about 100 bytes a pattern: as ``lru_cache`` entries (a key
+tuple and a list node each) they took about 480, 16 MB full instead of 4.
 
 Special hands (thirteen single heads, seven pairs) are counted for rule sets that allow them,
 on hands with no declared sets.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import islice
 from operator import itemgetter
 from typing import TypeVar
 
@@ -66,9 +67,12 @@ _DIVISIONS: dict[bytes, frozenset[Point]] = {}  # what _divisions found, by (sub
 
 
 def _keep(cache: dict[bytes, _T], pattern: bytes, found: _T) -> _T:
-    """Keep ``found`` for ``pattern``, the oldest pattern going first once the cache is full."""
+    """Keep ``found`` for ``pattern``; once the cache is full, its oldest eighth goes first.
+    (One at a time, each eviction scanned past every slot freed before it: 15 µs a pattern,
+    against 0.6 µs this way.)"""
     if len(cache) >= PART_CACHE:
-        del cache[next(iter(cache))]
+        for oldest in list(islice(cache, PART_CACHE // 8)):
+            del cache[oldest]
     cache[pattern] = found
     return found
 
