@@ -117,12 +117,15 @@ class TableChannel:
         route: str = "send",
         *,
         summary: bool = False,
+        spread: bool = False,
     ) -> Any:
         """One request for a table's channel: paced, and a lost channel told to the service."""
         if self.silent(table, summary=summary):
             raise ChannelLost
         try:
-            async with self.pacer.request(("channel", channel_id), priority, route=route):
+            async with self.pacer.request(
+                ("channel", channel_id), priority, route=route, spread=spread
+            ):
                 if self.silent(table, summary=summary):
                     raise ChannelLost
                 return await call()
@@ -316,7 +319,12 @@ class TableChannel:
                 message = channel.get_partial_message(message_id)
                 try:
                     await self._request(
-                        table, table.channel_id, TABLE, lambda: message.edit(**kwargs), "edit"
+                        table,
+                        table.channel_id,
+                        TABLE,
+                        lambda: message.edit(**kwargs),
+                        "edit",
+                        spread=True,
                     )
                     self._shown[("table", table.id)] = (message_id, shown)
                     self._sent_png[table.id] = png

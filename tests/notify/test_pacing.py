@@ -5,6 +5,7 @@ checked on the times the pacer let requests go (no timed asserts on how long the
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 
 from hypothesis import given, settings
@@ -374,3 +375,25 @@ async def test_the_budget_is_pressed_once_half_of_the_second_is_taken() -> None:
     await pacer.turn("c", NORMAL)
     assert pacer.pressed()
     await pacer.close()
+
+
+async def test_a_busy_tables_edits_come_evenly_not_in_bursts() -> None:
+    """A table changing faster than its channel allows: spread out, each edit waits an even
+    share of the window after the last; without, four go at once and the next waits for
+    the rest of the window (a move in that gap is shown late). Only lower bounds on the
+    gaps are checked (the pacer never grants early; a loaded machine may grant late)."""
+    loop = asyncio.get_running_loop()
+
+    async def gaps(spread: bool) -> list[float]:
+        pacer = Pacer(per_channel=5, window=2.0, global_rate=1000)
+        pacer.margin = 0.0
+        granted: list[float] = []
+        for _ in range(6):  # one after another: the next change waits for the last edit
+            async with pacer.request("table", TABLE, route="edit", spread=spread):
+                granted.append(loop.time())
+        await pacer.close()
+        return [b - a for a, b in itertools.pairwise(granted)]
+
+    even = 2.0 / 4  # four of the five slots: TABLE keeps one free
+    assert min(await gaps(True)) >= even - 1e-9
+    assert min(await gaps(False)) < even  # the first four together, 0.5 s nowhere near

@@ -21,7 +21,9 @@ class Gate:
         self.waiting = 0
 
     @contextlib.asynccontextmanager
-    async def request(self, key: Any, priority: int, route: str = "") -> AsyncIterator[None]:
+    async def request(
+        self, key: Any, priority: int, route: str = "", **options: Any
+    ) -> AsyncIterator[None]:
         self.waiting += 1
         await self.open.wait()
         yield
@@ -49,8 +51,9 @@ async def test_the_same_line_asked_twice_while_waiting_is_sent_once() -> None:
 
     first = asyncio.create_task(edit(line))
     second = asyncio.create_task(edit(line))
-    while gate.waiting < 1:
+    while gate.waiting < 1 and not first.done():  # a failed edit fails the test, never hangs it
         await asyncio.sleep(0)
+    assert not first.done(), first.exception()
     await asyncio.sleep(0)
     gate.open.set()
     await asyncio.gather(first, second)
