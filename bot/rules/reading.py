@@ -27,6 +27,7 @@ from bot.rules.analysis import (
     part_completions,
     part_pairs,
     ready_waits,
+    set_info,
 )
 from bot.rules.hand import DEALT, DISCARD, Hand, Win
 from bot.rules.melds import Kind, Meld
@@ -286,7 +287,6 @@ class Facts:
         return False
 
 
-_new_set = tuple.__new__
 _SETS, _SEVERAL = 16, 4096  # a part's shape: pairs (at most 4 in a hand) + 16 x sets + ...
 _UNREAD = object()  # a part's waits not worked out yet (None is an answer)
 _new_reading = tuple.__new__
@@ -392,7 +392,7 @@ class _PartReadings:
                 if item in tried:
                     continue
                 tried.append(item)
-                completed = _new_set(SetInfo, (kind, tile, not by_discard, True))
+                completed = set_info(kind, tile, not by_discard, True)
                 ways.append(((*sets[:index], completed, *sets[index + 1 :]), role))
             out.append((sets, pair, tuple(ways)))
         found = tuple(out)

@@ -8,8 +8,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.rules import analysis
 from bot.rules.analysis import (
     PAIR,
+    PUNG,
+    SetInfo,
     arrangements,
     is_complete,
     is_seven_pairs,
@@ -242,3 +245,18 @@ def test_a_full_pattern_cache_is_emptied_and_scores_stay_the_same(seed, name) ->
             bounded.append(rules.score(hand, situation, win, {}))
             assert all(len(cache) <= 2 for cache in caches)
     assert bounded == kept
+
+
+def test_the_sets_the_part_caches_keep_are_shared_not_copied() -> None:
+    """Every pattern's arrangements (and the winning tile's ways) hold the one shared
+    SetInfo of their fields: a long-running bot's caches do not grow a copy per pattern."""
+    pung = analysis.set_info(PUNG, 0, True)
+    assert pung is analysis.set_info(PUNG, 0, True) == SetInfo(PUNG, 0, True)
+    held = [
+        s
+        for pattern in ((3, 0, 0, 0, 0, 0, 0, 0, 0), (3, 1, 1, 1, 0, 0, 0, 0, 0))
+        for sets in analysis.part_arrangements(pattern, 0)
+        for s in sets
+        if s == pung
+    ]
+    assert len(held) == 2 and all(s is pung for s in held)
