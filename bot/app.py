@@ -409,6 +409,7 @@ async def serve(settings: Settings) -> int:
     bot = make_bot(settings, db=db)
     bot.freezes_after_restore = True
     collector.pace()
+    allocator.map_large_blocks()
     stopping = _stop_on_signals(bot)
     try:
         async with bot:
