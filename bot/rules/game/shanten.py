@@ -171,6 +171,9 @@ def _distance(frontier: int, needed: int) -> int:
 
 
 def _parts(b: bytes) -> tuple[int, int, int, int]:
+    # Written out part by part, as bot.rules.reading's _part_infos: a computer's decision asks
+    # for dozens of shantens (acceptance tries every tile), and a helper per part is a call
+    # each. A frontier's id may be 0, so no ``get(...) or``.
     suits = _SUIT_PARTS
     p0 = suits.get(s0 := b[0:9])
     if p0 is None:
