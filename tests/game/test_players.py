@@ -77,7 +77,7 @@ def test_shanten_caches_stay_bounded_and_right_when_full(monkeypatch: pytest.Mon
     from bot.rules.game import shanten as module
 
     oracle = pytest.importorskip("mahjong.shanten").Shanten()
-    caches = (module._SUIT_PARTS, module._HONOUR_PARTS, module._DIVISIONS)
+    caches = (module._SUIT_PARTS, module._HONOUR_PARTS)
     monkeypatch.setattr(module, "PART_CACHE", 64)
     saved = [dict(cache) for cache in caches]
     try:
