@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
+from typing import Any
 
 EVERY_SECONDS = 60.0  # how often the bot gives memory back (a few milliseconds each time)
 # Blocks this large or larger get pages of their own (mmap), given back the moment they are
@@ -24,34 +25,22 @@ LARGE_BLOCK = 32 * 1024
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
+def _glibc(name: str, *argtypes: Any) -> Callable[..., int] | None:
+    """glibc's function ``name`` taking ``argtypes`` and returning an int, or None with
+    another C library."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:  # not glibc
         return None
-    trim = getattr(libc, "malloc_trim", None)
-    if trim is None:
+    function = getattr(libc, name, None)
+    if function is None:
         return None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return trim
+    function.argtypes, function.restype = list(argtypes), ctypes.c_int
+    return function
 
 
-_TRIM = _malloc_trim()
-
-
-def _mallopt() -> Callable[[int, int], int] | None:
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return None
-    mallopt = getattr(libc, "mallopt", None)
-    if mallopt is None:
-        return None
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return mallopt
-
-
-_MALLOPT = _mallopt()
+_TRIM = _glibc("malloc_trim", ctypes.c_size_t)
+_MALLOPT = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
 
 
 def map_large_blocks(threshold: int = LARGE_BLOCK) -> bool:
