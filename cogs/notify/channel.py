@@ -269,6 +269,20 @@ class TableChannel:
         alt = table_alt_text(view, names, locale)
         return Picture("table", (view, names), {"locale": locale}, key, "table.png", alt)
 
+    async def until_editable(self, table: LiveTable) -> None:
+        """Wait until the table's message may be edited (its channel's spread-out turn), less
+        the time a table picture takes to draw now, so that what is drawn next is the newest
+        state and ready when the turn comes (see ``Pacer.until_ready``)."""
+        if table.message_id is None or self.silent(table):
+            return
+        await self.pacer.until_ready(
+            ("channel", table.channel_id),
+            TABLE,
+            route="edit",
+            spread=True,
+            ahead=self.pictures.expected("table"),
+        )
+
     async def draw_table(self, table: LiveTable) -> None:
         """Draw the table's picture into the cache (``update_table`` then finds it drawn)."""
         if table.state is None or self.silent(table):

@@ -149,8 +149,10 @@ class DiscordTableNotifier:
         )
 
     async def _table_now(self, table: LiveTable) -> None:
-        """Draw first, then take the table's place in the channel's order (a notice or a
-        reveal queued meanwhile does not wait for the drawing)."""
+        """Wait for the channel's turn to edit, draw, then take the table's place in the
+        channel's order (a notice or a reveal queued meanwhile does not wait for the
+        drawing). Drawn after the wait, the picture shows every move made during it."""
+        await self.channel.until_editable(table)
         await self.channel.draw_table(table)
         await self._in_order(table, self.channel.update_table(table))
 

@@ -17,6 +17,7 @@ from cogs.common import picture_file
 from cogs.notify.let_go import LetGo
 from cogs.notify.seat import Picture
 
+SMOOTHING = 0.2  # the weight of the newest drawing in ``Pictures.expected``
 FIRST_TIER = tuple(lane for lane, tier in TIER.items() if tier == 0)  # the prompts' lanes
 
 
@@ -29,6 +30,12 @@ class Pictures:
         # owner -> (key, lane, drawing) being drawn: a second asker of the same picture
         # waits for it instead of drawing it again.
         self._drawing: dict[Hashable, tuple[Hashable, str, asyncio.Future[bytes]]] = {}
+        self._took: dict[str, float] = {}  # lane -> how long its drawings take, smoothed
+
+    def expected(self, lane: str) -> float:
+        """How long a drawing asked for in ``lane`` takes now, from asking to its bytes (a
+        moving average of the last few: the pool's queues change by the second)."""
+        return self._took.get(lane, 0.0)
 
     async def png(
         self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
@@ -116,7 +123,11 @@ class Pictures:
         return pending
 
     async def _draw(self, picture: Picture, lane: str, owner: Hashable) -> bytes:
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
         png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, owner)
+        took = loop.time() - asked
+        self._took[lane] = self._took.get(lane, took) * (1 - SMOOTHING) + took * SMOOTHING
         if not self._let_go(owner):
             self._last[owner] = (picture.key, png)
         return png

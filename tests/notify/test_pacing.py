@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -397,3 +398,78 @@ async def test_a_busy_tables_edits_come_evenly_not_in_bursts() -> None:
     even = 2.0 / 4  # four of the five slots: TABLE keeps one free
     assert min(await gaps(True)) >= even - 1e-9
     assert min(await gaps(False)) < even  # the first four together, 0.5 s nowhere near
+
+
+async def test_waiting_until_a_channel_is_ready_takes_no_slot() -> None:
+    """``until_ready`` returns once the channel's spread-out turn has come, not before, and
+    takes no slot: the request that follows is the only one counted (a table job waits
+    there, then draws its newest state, then asks)."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=5, window=2.0, global_rate=1000)
+    pacer.margin = 0.0
+    bucket = ("table", "edit")
+    async with pacer.request("table", TABLE, route="edit", spread=True):
+        pass
+    answered = pacer._sent[bucket][-1][0]
+    await pacer.until_ready("table", TABLE, route="edit", spread=True)
+    assert loop.time() >= answered + 2.0 / 4 - 1e-9  # four of the five slots: one kept free
+    assert len(pacer._sent[bucket]) == 1  # waiting took nothing
+    assert pacer._channel_wait(bucket, 1, loop.time(), spread=True) <= 0
+    async with pacer.request("table", TABLE, route="edit", spread=True):
+        assert len(pacer._sent[bucket]) == 2
+    await pacer.close()
+
+
+async def test_waiting_for_a_channel_whose_request_is_in_flight_lasts_until_its_answer() -> None:
+    """A request still in flight counts as sent now: the wait ends only a spread after its
+    answer, however long the answer takes."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=5, window=0.4, global_rate=1000)
+    pacer.margin = 0.0
+    answer = asyncio.Event()
+    ready = asyncio.Event()
+
+    async def edit() -> None:
+        async with pacer.request("table", TABLE, route="edit", spread=True):
+            await answer.wait()
+
+    async def wait_ready() -> None:
+        await pacer.until_ready("table", TABLE, route="edit", spread=True)
+        ready.set()
+
+    sending = asyncio.create_task(edit())
+    while not pacer._sent.get(("table", "edit")):  # granted: in flight
+        await asyncio.sleep(0)
+    stamp = pacer._sent[("table", "edit")][0]  # inf while in flight, then the answer's time
+    waiting = asyncio.create_task(wait_ready())
+    for _ in range(20):  # many polls while the answer has not come
+        await asyncio.sleep(0.01)
+        assert not ready.is_set()
+    answer.set()
+    await sending
+    answered = stamp[0]
+    assert answered != math.inf
+    await waiting
+    assert loop.time() >= answered + 0.4 / 4 - 1e-9
+    await pacer.close()
+
+
+async def test_waiting_with_the_drawing_time_ahead_returns_that_much_sooner() -> None:
+    """``ahead``: the wait ends that long before the channel's turn (the drawing is done when
+    the turn comes); with ``ahead`` beyond the whole wait it does not wait at all."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=5, window=2.0, global_rate=1000)
+    pacer.margin = 0.0
+    async with pacer.request("table", TABLE, route="edit", spread=True):
+        pass
+    answered = pacer._sent[("table", "edit")][-1][0]
+    waiting = pacer.until_ready("table", TABLE, route="edit", spread=True, ahead=10.0)
+    try:
+        waiting.send(None)  # runs to its end without once giving the loop a turn
+    except StopIteration:
+        pass
+    else:
+        raise AssertionError("waited although the turn comes within the drawing's time")
+    await pacer.until_ready("table", TABLE, route="edit", spread=True, ahead=0.3)
+    assert loop.time() >= answered + 2.0 / 4 - 0.3 - 1e-9
+    await pacer.close()
