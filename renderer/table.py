@@ -56,6 +56,9 @@ NAME_FACES = (
     (CONDENSED, 13),
 )
 TOP_LEFT = Frame(0, 0, (1, 0), (0, 1), 0)
+# Blocks' boxes with their river's felt kept (``_block_base``): six shapes (size, turn and
+# river) in 32 hands of the four rule sets, seats of two to four.
+BLOCK_BASES = 16
 
 
 def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
@@ -269,16 +272,27 @@ def _block_picture(
     )
 
 
+@lru_cache(maxsize=BLOCK_BASES)
+def _block_base(size: tuple[int, int], turn: bool, river: Rect) -> Image.Image:
+    """A block's box and the felt of its river, alike for every block of that size, turn and
+    river (read-only: copy it). Painted afresh for each block, the felt alone (a colour
+    through a rounded mask, 0.7 ms) was a fifth of a drawing process's time at 100 tables,
+    where the finished blocks rarely stay cached (``benchmarks/bot.py``, py-spy)."""
+    fill = style.SEAT_TURN if turn else style.SEAT_BLOCK
+    outline = style.GOLD if turn else style.FELT_LINE
+    image = stamps.rounded_box(size, 10, fill, outline, 4 if turn else 1, style.FELT).copy()
+    rx, ry, rw, rh = river
+    image.paste(style.FELT_DARK, (rx, ry), stamps.rounded_mask((rw, rh), 6))
+    return image
+
+
 @lru_cache(maxsize=48)
 def _draw_block(pic: BlockPicture) -> Image.Image:
     """A seat's block, drawn once for all the pictures that show it alike."""
     fill = style.SEAT_TURN if pic.turn else style.SEAT_BLOCK
-    outline = style.GOLD if pic.turn else style.FELT_LINE
-    image = stamps.rounded_box(pic.size, 10, fill, outline, 4 if pic.turn else 1, style.FELT).copy()
+    image = _block_base(pic.size, pic.turn, pic.river).copy()
     scene = Scene(image, index=pic.index)
     d = scene.draw
-    rx, ry, rw, rh = pic.river
-    image.paste(style.FELT_DARK, (rx, ry), stamps.rounded_mask((rw, rh), 6))
     px, py, pw, ph = pic.plate
     plate, ty = _plate_base(
         pic.label, pic.wind, (pw, ph), fill, pic.turn, len(pic.extra), pic.locale

@@ -695,3 +695,25 @@ def test_a_seat_watched_by_someone_else_names_its_player() -> None:
     view = game_view(playing, seat)
     assert render_seat_table(view, NAMES, player=False) != render_seat_table(view, NAMES)
     assert render_seat_table(view, NAMES, player=True) == render_seat_table(view, NAMES)
+
+
+def test_blocks_drawn_over_a_shared_base_leave_it_as_it_was() -> None:
+    """A block is drawn over a copy of its kept box and river (``_block_base``): every
+    picture of a hand's moments, drawn one after another with the bases kept, is the same
+    picture drawn alone with nothing kept."""
+    from renderer import table
+
+    states = played_hand("pung-chow", 5)[:-1:4]
+    views = [game_view(s, None) for s in states] + [game_view(s, s.turn) for s in states]
+
+    def draw(view: TableView) -> bytes:
+        if view.viewer is None:
+            return render_table(view, NAMES)
+        return render_seat_table(view, NAMES)
+
+    in_turn = [draw(v) for v in views]
+    assert table._block_base.cache_info().hits > 0  # the bases were shared
+    for view, drawn in zip(views, in_turn, strict=True):
+        table._block_base.cache_clear()
+        table._draw_block.cache_clear()
+        assert draw(view) == drawn
