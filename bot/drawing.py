@@ -20,9 +20,9 @@ process and one first-come queue a player's claim prompt waited behind every tab
   (``benchmarks/bot.py`` at 50 tables on a loaded machine: no table image showed a move for
   30 s); with the share a steady stream of DMs still gets most of the pool and the table
   images keep moving. Callers keep each lane bounded by coalescing (one job per table or
-  seat). A process holds up to :data:`DEPTH` jobs (the one it draws and the next), so it
-  never waits for the bot's loop to read an answer before it can start on the next; an
-  urgent job waits for at most those two.
+  seat). A process holds up to :data:`DEPTH` jobs (the one it draws and the next few), so
+  it does not wait for the bot's loop to read an answer before it can start on the next;
+  an urgent job waits for at most those.
 - **Superseded work is dropped.** ``draw(..., key=k)``: when a newer job with the same key
   comes while an older one is still queued (not yet started), the older one is dropped and
   its caller gets :class:`Superseded` ("don't send it, a newer picture is coming"; the newer
@@ -79,8 +79,12 @@ NICENESS = 5  # of a drawing process, added to the bot's (``batch_scheduling``)
 MAX_PROCESSES = 8
 # Drawings handed to a process at once: it draws the next while the bot's loop, busy at 200
 # tables, gets round to reading the last answer. With one at a time each drawing waited a
-# few turns of a loop lagging 50-100 ms, and the pool drew a third of what it could.
-DEPTH = 2
+# few turns of a loop lagging 50-100 ms, and the pool drew a third of what it could. With
+# two, a process still waited on its input a third of the time at 200 tables (py-spy), and
+# asked for pictures at about the pool's capacity with the loop 80 % busy it drew 164-193 a
+# second against 186-199 with eight (``benchmarks/drawing_pool.py --rate 200``). An urgent
+# drawing waits behind at most the seven others a process holds (~7 ms each).
+DEPTH = 8
 # Its answers' pipe holds a whole picture (Linux's default, 64 KiB, needs two or three turns
 # of the loop for a 90 KB table picture, the drawing process waiting in between).
 PIPE_BYTES = 1 << 20

@@ -416,15 +416,18 @@ async def test_close_drops_queued_drawings_and_refuses_new_ones(table_view) -> N
     drawing = Drawing(processes=1)
     await drawing.ready()
     busy = asyncio.create_task(drawing.draw("table", public, ["a", "b", "c", "d"], lane="table"))
-    # The process is handed DEPTH drawings at once: the second is already its to draw.
-    handed = asyncio.create_task(drawing.draw("hand", own, lane="table"))
+    # The process is handed DEPTH drawings at once: the next ones are already its to draw.
+    handed = [
+        asyncio.create_task(drawing.draw("hand", own, lane="table")) for _ in range(DEPTH - 1)
+    ]
     queued = asyncio.create_task(drawing.draw("hand", own, lane="lookup"))
     while drawing.drawing_now() != ["table"]:
         await asyncio.sleep(0)
-    assert DEPTH == 2 and drawing.queued()["lookup"] == 1
+    assert drawing.queued()["lookup"] == 1
     await drawing.close()
     assert (await busy).startswith(b"\x89PNG")  # the one being drawn is finished
-    assert (await handed).startswith(b"\x89PNG")  # and the one handed to its process
+    for picture in await asyncio.gather(*handed):  # and those handed to its process
+        assert picture.startswith(b"\x89PNG")
     with pytest.raises(asyncio.CancelledError):
         await queued
     with pytest.raises(DrawingFailed, match="closed"):
@@ -463,16 +466,18 @@ async def test_a_process_is_handed_the_next_drawing_before_its_answer_is_read(
         (drawer,) = (d for d in drawing._drawers.values() if d is not None)
         pipe = drawer.process._transport.get_pipe_transport(1).get_extra_info("pipe")
         assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
-        first, second, third = (
-            asyncio.create_task(drawing.draw("table", public, [n, "b", "c", "d"], lane="table"))
-            for n in "xyz"
-        )
+        asked = [
+            asyncio.create_task(
+                drawing.draw("table", public, [f"p{n}", "b", "c", "d"], lane="table")
+            )
+            for n in range(DEPTH + 1)
+        ]
         while drawing.drawing_now() != ["table"]:
             await asyncio.sleep(0)
-        assert drawing.queued()["table"] == 3 - DEPTH  # the rest wait for their turn
-        pictures = await asyncio.gather(first, second, third)
+        assert drawing.queued()["table"] == 1  # the rest wait for their turn
+        pictures = await asyncio.gather(*asked)
         assert all(p.startswith(b"\x89PNG") for p in pictures)
-        assert len(set(pictures)) == 3 and drawing.counts["table"] == 3
+        assert len(set(pictures)) == DEPTH + 1 and drawing.counts["table"] == DEPTH + 1
     finally:
         await drawing.close()
 
