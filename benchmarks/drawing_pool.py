@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import time
 
 import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
 
 import bot.drawing
+from benchmarks.bot import percentile
 from bot.drawing import Drawing
 from bot.rules.game import view as game_view
 from renderer.samples import NAMES, played_hand
@@ -72,13 +72,12 @@ async def measure(depth: int, views: list[object], args: argparse.Namespace) -> 
     stop.set()
     await hog
     await drawing.close()
-    waits.sort()
     return {
         "depth": depth,
         "asked": asked_for,
         "drawn_per_s": round(drawn_in_time / args.seconds, 1),
-        "wait_p50_s": round(statistics.median(waits), 3),
-        "wait_p99_s": round(waits[int(len(waits) * 0.99) - 1], 3),
+        "wait_p50_s": round(percentile(waits, 50), 3),
+        "wait_p99_s": round(percentile(waits, 99), 3),
     }
 
 
