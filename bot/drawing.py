@@ -126,8 +126,9 @@ def default_processes() -> int:
 
 def signature(kind: str, *args: Any, **kwargs: Any) -> bytes:
     """A 16-byte digest of everything ``draw(kind, *args, **kwargs)`` depends on: the
-    renderer is a pure function of its arguments, so an equal signature means a
-    byte-identical image. Costs a pickle (~20-60 µs for a table view), not a drawing.
+    renderer is a pure function of its arguments, so an equal signature means the same
+    picture (the same pixels: ISA-L may pack them a few bytes differently in another process,
+    see ``renderer/encode.py``). Costs a pickle (~20-60 µs for a table view), not a drawing.
 
     Equal arguments built in different ways can pickle differently (a set's order, one
     object shared twice): then the signatures differ and the picture is drawn again, never

@@ -13,6 +13,12 @@ library behind many genomics and storage tools) does it in under 1 ms for files 
 palette pictures are written here: signature, IHDR, PLTE, one IDAT of unfiltered rows, IEND
 (PNG specification, sections 5 and 11). Filtering would not pay: it shrinks photographs, not
 indices. Pillow still writes RGBA (emoji) and the benchmark's comparisons.
+
+ISA-L's stream for the same indices is not always the same bytes: now and then a drawing
+process packs a picture a few bytes smaller or larger than another process does (seen in
+about 1 of 400 fresh processes under load; decoded, the pixels and palette are identical).
+Nothing in the bot compares PNG bytes (a picture is re-drawn or re-sent by what it shows,
+``bot.drawing.signature``); tests compare pictures drawn apart decoded.
 """
 
 from __future__ import annotations

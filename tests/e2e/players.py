@@ -106,6 +106,9 @@ class SimPlayer:
     patient: bool = False
     ack_timeout: float = 5.0
     paused: bool = False  # looking away from the screen
+    # Presses "Take my seat back" when a computer player keeps their seat (off: a member
+    # who stays away until told otherwise, whenever the take-over comes).
+    takes_seat_back: bool = True
     think: Callable[[], float] | None = None  # seconds to think before each press
     poll: float = 0.02  # how often they look at the screen
     # Look again as soon as their DMs or the table's channel change, and at the latest every
@@ -174,7 +177,7 @@ class SimPlayer:
             return False
         back = seat_button(message, "back")
         if back is not None:
-            if ("back", message.id) in self._done:
+            if ("back", message.id) in self._done or not self.takes_seat_back:
                 return False
             ack = await self.press(message, back)
             self._done.add(("back", message.id) if ack else version)

@@ -54,7 +54,10 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
             return choose(buttons)
 
         place = opened.place
-        alice = SimPlayer(w.alice, place, policy=first_move_only)
+        # She stays away once taken over until the test lets her back: left to poll, she
+        # pressed "Take my seat back" before the test had seen the take-over, then timed out
+        # twice again (two take-overs).
+        alice = SimPlayer(w.alice, place, policy=first_move_only, takes_seat_back=False)
         task = asyncio.create_task(
             alice.play(lambda: standings_posted(w.alice, place), timeout=240)
         )
@@ -115,7 +118,8 @@ async def test_timeouts_then_a_computer_keeps_the_seat_until_take_my_seat_back(
             15,
             "a move made for alice while she is away",
         )
-        alice.paused = False  # she presses "Take my seat back", then plays
+        alice.takes_seat_back = True  # she presses "Take my seat back", then plays
+        alice.paused = False
         alice.policy = choose
         await task
     kinds = [(k, p) for k, p in events_of(db, opened.table_id) if k == "away"]
