@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import unicodedata
+import weakref
 from functools import lru_cache
 from importlib import resources
 
@@ -29,7 +30,7 @@ def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     """A bundled font at a pixel size (a system font only for names beyond the bundled
     characters: see :func:`face_for`)."""
     made = ImageFont.truetype(io.BytesIO(_font_bytes(name)), max(1, size))
-    _ORIGIN[id(made)] = (name, size)  # kept for ever by the cache, so the id stays its own
+    _ORIGIN[made] = (name, size)
     return made
 
 
@@ -162,11 +163,16 @@ def face_for(name: str, size: int, text: str) -> ImageFont.FreeTypeFont:
     return _system_font(ui, size) or font(name, size)
 
 
-_ORIGIN: dict[int, tuple[str, int]] = {}
+# Each bundled face's (name, size), by the face itself, held weakly: keyed by id() it kept
+# the ids of faces the cache had let go, and a face made later at a freed id (a system CJK
+# face) would have been taken for a bundled one.
+_ORIGIN: weakref.WeakKeyDictionary[ImageFont.FreeTypeFont, tuple[str, int]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def origin(f: ImageFont.FreeTypeFont) -> tuple[str, int] | None:
-    return _ORIGIN.get(id(f))
+    return _ORIGIN.get(f)
 
 
 def like(f: ImageFont.FreeTypeFont, text: str) -> ImageFont.FreeTypeFont:

@@ -5,12 +5,13 @@ Sans CJK when installed; without it, a clean fallback: the name's other characte
 
 from __future__ import annotations
 
+import gc
 import io
 from importlib import resources
 
 import pytest
 from babel.messages.pofile import read_po
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.i18n import SHIPPED
 from bot.i18n.catalogue import po_path
@@ -103,3 +104,20 @@ def test_the_score_card_draws_chinese_names() -> None:
         return render_score_card(view, names, scores, payments, winner=0, winning_tile=5)
 
     assert card(("王小明", "bob", "陳美玲", "Zoë")) != card(("?", "bob", "?", "Zoë"))
+
+
+def test_a_face_let_go_takes_its_origin_with_it() -> None:
+    """The bundled faces' origins are kept by the face, not by its id: a face the cache lets
+    go takes its entry with it (the ids stayed for ever before, and a face made later at a
+    freed address, a system CJK face, could be taken for a bundled one)."""
+    before = len(fonts._ORIGIN)
+    faces = [fonts.font(fonts.BOLD, size) for size in range(200, 264)]  # drawn by nothing
+    assert len(fonts._ORIGIN) == before + 64
+    assert fonts.origin(faces[0]) == (fonts.BOLD, 200)
+    fonts.font.cache_clear()
+    del faces
+    gc.collect()
+    assert len(fonts._ORIGIN) <= before
+    others = [ImageFont.truetype(io.BytesIO(fonts._font_bytes(fonts.BOLD)), 12) for _ in range(64)]
+    assert [fonts.origin(face) for face in others] == [None] * 64
+    assert fonts.origin(fonts.font(fonts.BOLD, 12)) == (fonts.BOLD, 12)
