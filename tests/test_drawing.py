@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from bot.drawing import (
     DEPTH,
@@ -33,20 +32,13 @@ from bot.drawing import (
 )
 from bot.rules.game import new_game
 from bot.rules.game.view import view
+from tests.pictures import shows
 
 
-def picture(png: bytes) -> tuple[Any, ...]:
-    """What a PNG shows (mode, size, palette, pixels), not how it was packed: ISA-L's deflate
-    (renderer/encode.py) sometimes packs the same pixels into a few bytes more or less in one
-    process than in another, so equal pictures are compared decoded."""
-    image = Image.open(io.BytesIO(png))
-    image.load()
-    return image.mode, image.size, image.getpalette(), image.tobytes()
-
-
-def drawn(kind: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-    """The picture ``render`` draws here, in the test's own process."""
-    return picture(render(kind, args, kwargs))
+def drawn(kind: str, *args: Any, **kwargs: Any) -> bytes:
+    """What the picture ``render`` draws here, in the test's own process, shows (``shows``:
+    pictures drawn in different processes are compared decoded)."""
+    return shows(render(kind, args, kwargs))
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +58,8 @@ async def test_a_process_draws_the_same_pictures_as_a_thread(table_view) -> None
         assert len(drawing.pids()) == 1  # drawn by the process, not a thread
     finally:
         await drawing.close()
-    assert picture(table) == drawn("table", public, names)
-    assert picture(hand) == drawn("hand", own, marks=frozenset())
+    assert shows(table) == drawn("table", public, names)
+    assert shows(hand) == drawn("hand", own, marks=frozenset())
 
 
 async def test_without_processes_it_draws_in_a_thread(table_view) -> None:
@@ -85,14 +77,14 @@ async def test_a_dead_process_is_replaced_and_the_picture_still_comes(table_view
     drawing = Drawing(processes=1)
     drawing.start()
     try:
-        first = picture(await drawing.draw("table", public, names))
+        first = shows(await drawing.draw("table", public, names))
         (dead,) = drawing.pids()
         os.kill(dead, signal.SIGKILL)
-        assert picture(await drawing.draw("table", public, names)) == first
+        assert shows(await drawing.draw("table", public, names)) == first
         await drawing.ready()
         (replacement,) = drawing.pids()
         assert replacement != dead and not alive(dead)
-        assert picture(await drawing.draw("table", public, names)) == first
+        assert shows(await drawing.draw("table", public, names)) == first
         assert drawing.counts["replaced"] == 1
     finally:
         await drawing.close()
@@ -110,15 +102,15 @@ async def test_a_process_is_recycled_after_its_drawings_and_no_picture_is_lost(
     drawing.start()
     seen: list[int] = []
     try:
-        first = picture(await drawing.draw("table", public, names))
+        first = shows(await drawing.draw("table", public, names))
         async with asyncio.timeout(120):
             while drawing.counts["recycled"] < 3:
                 seen += [pid for pid in drawing.pids() if pid not in seen]
                 many = [drawing.draw("table", public, names) for _ in range(2)]
                 many.append(drawing.draw("hand", own, marks=frozenset()))
                 *tables, hand = await asyncio.gather(*many)
-                assert [picture(table) for table in tables] == [first, first]
-                assert picture(hand) == drawn("hand", own, marks=frozenset())
+                assert [shows(table) for table in tables] == [first, first]
+                assert shows(hand) == drawn("hand", own, marks=frozenset())
         seen += [pid for pid in drawing.pids() if pid not in seen]
         assert drawing.counts["replaced"] == 0 and len(seen) == 4
         retired = seen[:-1]  # the last is the one drawing now
@@ -137,7 +129,7 @@ async def test_a_caller_that_gives_up_does_not_leave_its_answer_to_the_next(tabl
         await asyncio.sleep(0.05)
         given_up.cancel()
         hand = await drawing.draw("hand", own, marks=frozenset())
-        assert picture(hand) == drawn("hand", own, marks=frozenset())
+        assert shows(hand) == drawn("hand", own, marks=frozenset())
     finally:
         await drawing.close()
 
@@ -379,8 +371,8 @@ async def test_a_queued_drawing_is_superseded_by_a_newer_one_with_its_key(table_
         with pytest.raises(Superseded):
             await older
         marked = frozenset({own.seats[0].concealed[0]})
-        assert picture(await newer) == drawn("hand", own, marks=marked)
-        assert picture(await other) == drawn("hand", own)
+        assert shows(await newer) == drawn("hand", own, marks=marked)
+        assert shows(await other) == drawn("hand", own)
         await busy
         assert drawing.counts["superseded"] == 1 and drawing.counts["dm"] == 2
     finally:
@@ -397,7 +389,7 @@ async def test_a_drawing_already_started_is_not_superseded(table_view) -> None:
         while drawing.drawing_now() != ["table"]:  # wait until the process has taken it
             await asyncio.sleep(0)
         second = asyncio.create_task(drawing.draw("table", public, names, lane="table", key=7))
-        assert picture(await first) == picture(await second) == drawn("table", public, names)
+        assert shows(await first) == shows(await second) == drawn("table", public, names)
         assert drawing.counts["superseded"] == 0
     finally:
         await drawing.close()
@@ -411,15 +403,15 @@ async def test_a_hung_process_is_replaced_and_the_picture_still_comes(table_view
     expected = drawn("table", public, names)
     drawing = Drawing(processes=1, timeout=2.0)
     try:
-        assert picture(await drawing.draw("table", public, names)) == expected
+        assert shows(await drawing.draw("table", public, names)) == expected
         (hung,) = drawing.pids()
         os.kill(hung, signal.SIGSTOP)
-        assert picture(await drawing.draw("table", public, names, lane="dm")) == expected
+        assert shows(await drawing.draw("table", public, names, lane="dm")) == expected
         assert drawing.counts["replaced"] >= 1 and not alive(hung)
         await drawing.ready()
         (replacement,) = drawing.pids()
         assert replacement != hung and drawing_children() == [replacement]
-        assert picture(await drawing.draw("table", public, names)) == expected
+        assert shows(await drawing.draw("table", public, names)) == expected
     finally:
         await drawing.close()
     assert drawing_children() == []

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
-import io
 import re
 import sqlite3
 from collections import Counter
@@ -330,19 +328,6 @@ class ImageLog:
 
     def add(self, png: bytes, item: Drawn) -> None:
         self.drawn.setdefault(png, []).append(item)
-
-
-def shows(png: bytes) -> bytes:
-    """A digest of what a PNG shows (size, palette, pixels), not of how it was packed: the
-    same picture drawn in two drawing processes can differ by a few bytes (ISA-L's deflate,
-    renderer/encode.py), so pictures drawn apart are compared by this."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png))
-    image.load()
-    digest = hashlib.blake2b(repr((image.mode, image.size, image.getpalette())).encode())
-    digest.update(image.tobytes())
-    return digest.digest()
 
 
 @contextlib.contextmanager

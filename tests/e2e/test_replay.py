@@ -21,9 +21,10 @@ from typing import Any
 from fakediscord import Perm
 
 from bot.rules.game import GAME_OVER, HAND_OVER
-from tests.e2e.checks import recording_images, seen_by, shows
+from tests.e2e.checks import recording_images, seen_by
 from tests.e2e.harness import open_table, recording_states, standings_posted, start_bot
 from tests.e2e.players import SimPlayer
+from tests.pictures import shows
 
 
 def frame_of(message: Any) -> bytes:
