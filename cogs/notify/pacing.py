@@ -130,6 +130,15 @@ _JOB: ContextVar[_Job | None] = ContextVar("job", default=None)
 _BUCKETS = {"send": "message", "edit": "edit", "delete": "delete"}
 
 
+def _budget(
+    channel: Hashable, route: str, priority: int, keep: int | None
+) -> tuple[tuple[Hashable, str], int]:
+    """The channel budget a request counts against (its channel and kind) and the slots of
+    it the request leaves free (:data:`KEEP` for its level unless given)."""
+    bucket = (channel, _BUCKETS.get(route, "message"))
+    return bucket, KEEP.get(priority, 1) if keep is None else keep
+
+
 # An interaction token's edits go at a webhook's pace, 5 per 2 s (the fake's estimate;
 # Discord does not document it), not a channel's 5 per 5 s: paced as a channel, a member
 # playing in their DM (their updates through their last click's token) had their prompts
@@ -240,10 +249,9 @@ class Pacer:
         spread: bool = False,
     ) -> list[float]:
         loop = asyncio.get_running_loop()
-        bucket = (channel, _BUCKETS.get(route, "message"))
+        bucket, keep = _budget(channel, route, priority, keep)
         future = loop.create_future()
         seq = job.seq if job is not None and job.seq is not None else next(self._seq)
-        keep = KEEP.get(priority, 1) if keep is None else keep
         waiter = _Waiter(
             priority,
             seq,
@@ -299,8 +307,7 @@ class Pacer:
         ``benchmarks/bot.py``). ``ahead``: how long the drawing is expected to take, so that
         it is done when the turn comes rather than begun then."""
         loop = asyncio.get_running_loop()
-        bucket = (channel, _BUCKETS.get(route, "message"))
-        keep = KEEP.get(priority, 1) if keep is None else keep
+        bucket, keep = _budget(channel, route, priority, keep)
         while (wait := self._channel_wait(bucket, keep, loop.time(), spread)) > ahead:
             # ``inf``: a request still in flight; its answer sets the time to count from.
             await asyncio.sleep(IN_FLIGHT_POLL if wait == math.inf else wait - ahead)
