@@ -136,11 +136,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     # run, 61-74k in the next two) then costs one round, not all of one rule set's repeats.
     scorers: dict[str, Callable[[], object]] = {}
     medians: dict[str, float] = {}
-    counts: dict[str, int] = {}
+    count = args.hands // 4  # hands a rule set
     for name, ruleset in RULESETS.items():
         size = ruleset.sets_needed
         sample_rng = random.Random(args.seed + size)
-        sample = [random_complete_hand(sample_rng, size) for _ in range(args.hands // 4)]
+        sample = [random_complete_hand(sample_rng, size) for _ in range(count)]
         situations = [Situation(sample_rng.randrange(4), sample_rng.randrange(4)) for _ in sample]
         options = ruleset.options({"flowers": False} if name != "singapore" else {})
 
@@ -149,12 +149,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 rules.score(hand, situation, win, opts)
 
         scorers[name] = score_all
-        counts[name] = len(sample)
         medians[name] = statistics.median(
             ruleset.score(h, s, w, options).total
             for (h, w), s in zip(sample, situations, strict=True)
         )
-    (count,) = set(counts.values())
     rates = side_by_side(scorers, count)
     for name, ruleset in RULESETS.items():
         print(
