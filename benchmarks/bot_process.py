@@ -170,6 +170,41 @@ def instrument(trace: Trace) -> None:
 
     drawing.Drawing.draw = timed_draw  # type: ignore[method-assign]
 
+    draw_newest = drawing.Drawing.draw_newest
+
+    @functools.wraps(draw_newest)
+    async def timed_newest(self: Any, source: Any, *, lane: str = "lookup", **kw: Any) -> Any:
+        began = time.monotonic()
+        try:
+            return await draw_newest(self, source, lane=lane, **kw)
+        finally:
+            trace.line("D", lane, f"{time.monotonic() - began:.4f}", f"{time.monotonic():.4f}")
+
+    drawing.Drawing.draw_newest = timed_newest  # type: ignore[method-assign]
+
+    from cogs.notify.pictures import Pictures
+
+    newest = Pictures.newest
+
+    @functools.wraps(newest)
+    async def traced_newest(self: Any, make: Any, **kw: Any) -> Any:
+        """A picture made when its drawing starts is made in the pool's task: what it shows
+        is carried back to the task that sends it."""
+        made: list[Any] = [None]
+
+        def traced_make() -> Any:
+            SHOWN.set(None)
+            picture = make()
+            made[0] = SHOWN.get()
+            return picture
+
+        result = await newest(self, traced_make, **kw)
+        if made[0] is not None:
+            SHOWN.set(made[0])
+        return result
+
+    Pictures.newest = traced_newest  # type: ignore[method-assign]
+
     settle = drawing.Drawing._settle
 
     @functools.wraps(settle)

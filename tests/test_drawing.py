@@ -441,6 +441,65 @@ async def test_close_drops_queued_drawings_and_refuses_new_ones(table_view) -> N
     assert drawing_children() == []
 
 
+async def test_a_newest_drawing_draws_what_its_source_says_when_a_process_starts_on_it(
+    table_view,
+) -> None:
+    """``draw_newest`` asks what to draw when the pool hands the job to a process, not when
+    asked: a table that moved on while its drawing waited is drawn as it stands then."""
+    public, own = table_view
+    drawing = Drawing(processes=1)
+    await drawing.ready()
+    names = ["a", "b", "c", "d"]
+    asked: list[list[str]] = []
+
+    def source() -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+        asked.append(list(names))
+        return "table", (public, list(names)), {}
+
+    try:
+        # Twice what the process holds at once is ahead of it in its lane.
+        ahead = [
+            asyncio.create_task(drawing.draw("hand", own, lane="table")) for _ in range(2 * DEPTH)
+        ]
+        newest = asyncio.create_task(drawing.draw_newest(source, lane="table"))
+        while drawing.queued("table")["table"] < DEPTH:  # all queued, the process busy
+            await asyncio.sleep(0)
+        assert asked == []  # not yet asked what to draw
+        names[0] = "Ann"  # the table moves on while the drawing waits
+        png = await newest
+        assert asked == [["Ann", "b", "c", "d"]]
+        assert png is not None and shows(png) == drawn("table", public, ["Ann", "b", "c", "d"])
+        await asyncio.gather(*ahead)
+    finally:
+        await drawing.close()
+
+
+@pytest.mark.parametrize("processes", [1, 0])
+async def test_a_newest_drawing_with_nothing_to_draw_is_none_and_a_failing_source_fails_alone(
+    table_view, processes: int
+) -> None:
+    """A source that finds nothing to draw any more answers None without drawing; one that
+    raises fails its own drawing (``DrawingFailed``), and the pool draws the next."""
+    public, _ = table_view
+    drawing = Drawing(processes=processes)
+    await drawing.ready()
+
+    def broken() -> None:
+        raise KeyError("table 7")
+
+    try:
+        assert await drawing.draw_newest(lambda: None, lane="table") is None
+        with pytest.raises(DrawingFailed, match="KeyError"):
+            await drawing.draw_newest(broken, lane="table")
+        png = await drawing.draw_newest(lambda: ("table", (public, ["a", "b"]), {}), lane="table")
+        assert png is not None and shows(png) == drawn("table", public, ["a", "b"])
+        assert drawing.counts["unchanged"] == 1 and drawing.counts["table"] == 1
+        with pytest.raises(DrawingFailed, match="no such drawing"):
+            await drawing.draw_newest(lambda: ("sketch", (), {}), lane="table")
+    finally:
+        await drawing.close()
+
+
 def test_equal_signatures_mean_equal_pictures() -> None:
     """Two views built apart from the same state sign alike and draw alike; a change in what
     a picture shows changes its signature."""

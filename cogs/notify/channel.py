@@ -283,17 +283,31 @@ class TableChannel:
             ahead=self.pictures.expected("table"),
         )
 
-    async def draw_table(self, table: LiveTable) -> None:
-        """Draw the table's picture into the cache (``update_table`` then finds it drawn)."""
-        if table.state is None or self.silent(table):
-            return
-        await self.pictures.file(self.table_picture(table), lane="table", owner=("table", table.id))
+    async def draw_table(self, table: LiveTable) -> tuple[Picture, bytes] | None:
+        """The table's picture as it stands when the drawing pool starts on it, and its PNG
+        (see ``Pictures.newest``), for ``update_table`` to send."""
 
-    async def update_table(self, table: LiveTable, *, force_repost: bool = False) -> None:
+        def newest() -> Picture | None:
+            if table.state is None or self.silent(table):
+                return None
+            return self.table_picture(table)
+
+        return await self.pictures.newest(newest, lane="table", owner=("table", table.id))
+
+    async def update_table(
+        self,
+        table: LiveTable,
+        *,
+        force_repost: bool = False,
+        drawn: tuple[Picture, bytes] | None = None,
+    ) -> None:
+        """Show the table in its message: ``drawn`` (from ``draw_table``; the table may have
+        moved on since, and the move that did so brings the next update), else its picture
+        now; post it anew when it is deleted, or below the posts under it."""
         state = table.state
         if state is None or self.silent(table):
             return
-        picture = self.table_picture(table)
+        picture = drawn[0] if drawn is not None else self.table_picture(table)
         locale = self.locale(table)
         embed = table_embed(table, list(self.logs.get(table.id, ())), locale)
         again = table.status == "finished"
@@ -318,7 +332,11 @@ class TableChannel:
         channel = self._channel(table.channel_id)
         owner = ("table", table.id)
         try:
-            png = await self.pictures.drawn(picture, lane="table", owner=owner)
+            png = (
+                drawn[1]
+                if drawn is not None
+                else await self.pictures.drawn(picture, lane="table", owner=owner)
+            )
             if message_id is not None and not repost:
                 kwargs: dict[str, Any] = {"embed": embed, "view": view}
                 previous = self._shown.get(("table", table.id))

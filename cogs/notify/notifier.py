@@ -151,10 +151,11 @@ class DiscordTableNotifier:
     async def _table_now(self, table: LiveTable) -> None:
         """Wait for the channel's turn to edit, draw, then take the table's place in the
         channel's order (a notice or a reveal queued meanwhile does not wait for the
-        drawing). Drawn after the wait, the picture shows every move made during it."""
+        drawing). Drawn after the wait, and made when the drawing pool starts on it (not when
+        asked), the picture shows every move made until then."""
         await self.channel.until_editable(table)
-        await self.channel.draw_table(table)
-        await self._in_order(table, self.channel.update_table(table))
+        drawn = await self.channel.draw_table(table)
+        await self._in_order(table, self.channel.update_table(table, drawn=drawn))
 
     async def table_notice(self, table: LiveTable, line: str) -> None:
         """A change of seat (a timeout, a player leaving): its own message in the channel, so

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import discord
@@ -113,6 +113,47 @@ class Pictures:
             # A Superseded raised from the task has this frame in its traceback, and the
             # task holds it: a cycle that waited for the collector's full pass.
             del future
+
+    async def newest(
+        self, make: Callable[[], Picture | None], *, lane: str = "table", owner: Hashable
+    ) -> tuple[Picture, bytes] | None:
+        """The picture ``make()`` gives when the pool starts drawing it, and its PNG (None:
+        ``make()`` gave none). Asked for with the state of the moment, a table's picture
+        waited its turn in the table images' lane (seconds at 200 tables) while the table
+        moved on: found out of date, it was drawn again, and waited its turn again. Made
+        when its drawing starts, it is the newest then, and the one to send; a move made
+        after that brings the next update. Not drawn again if ``owner``'s last picture is
+        the same."""
+        draw_newest = getattr(self.drawing, "draw_newest", None)
+        if not self._lanes or draw_newest is None:
+            picture = make()
+            if picture is None:
+                return None
+            return picture, await self.drawn(picture, lane=lane, owner=owner)
+        made: list[Picture | None] = [None]
+
+        def source() -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
+            picture = made[0] = make()
+            if picture is None or self.kept(picture, owner=owner) is not None:
+                return None
+            return picture.kind, picture.args, picture.kwargs
+
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        png = await draw_newest(source, lane=lane)
+        picture = made[0]
+        if picture is None:
+            return None
+        if png is None:  # the same as the last one drawn: kept
+            png = self.kept(picture, owner=owner)
+            if png is None:  # let go of meanwhile (its table closed): drawn now
+                png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
+            return picture, png
+        took = loop.time() - asked
+        self._took[lane] = self._took.get(lane, took) * (1 - SMOOTHING) + took * SMOOTHING
+        if not self._let_go(owner):
+            self._last[owner] = (picture.key, png)
+        return picture, png
 
     def _being_drawn(
         self, picture: Picture, owner: Hashable

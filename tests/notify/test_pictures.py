@@ -1,4 +1,5 @@
-"""How long drawings take, as the table's edits plan with it (``Pictures.expected``)."""
+"""How long drawings take, as the table's edits plan with it (``Pictures.expected``), and a
+table's picture made when its drawing starts (``Pictures.newest``)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,60 @@ async def test_the_expected_drawing_time_follows_the_lane_s_drawings() -> None:
     # A drawing at once pulls the average down by its weight, no further.
     await pictures.drawn(Picture("table", (), {}, key=2), lane="table", owner=("table", 1))
     assert held * (1 - SMOOTHING) <= pictures.expected("table") < held
+
+
+class _Pool:
+    """A drawing pool whose jobs start when ``start`` is set; a ``draw_newest`` job asks its
+    source then, as the real pool does when it hands a job to a process."""
+
+    def __init__(self) -> None:
+        self.start = asyncio.Event()
+        self.drawn: list[tuple[Any, ...]] = []
+
+    async def draw(self, kind: str, *args: Any, lane: str = "dm", key: Any = None) -> bytes:
+        await self.start.wait()
+        self.drawn.append(args)
+        return f"png of {args}".encode()
+
+    async def draw_newest(self, source: Any, *, lane: str = "lookup", key: Any = None) -> Any:
+        await self.start.wait()
+        what = source()
+        if what is None:
+            return None
+        self.drawn.append(what[1])
+        return f"png of {what[1]}".encode()
+
+
+async def test_the_newest_picture_is_the_one_standing_when_its_drawing_starts() -> None:
+    """The picture is made when the pool starts on it: the moves made while it waited are
+    in it, it is drawn once, and the same picture asked for again is not drawn again."""
+    pool = _Pool()
+    pictures = Pictures(pool)
+    moves = ["move 1"]
+
+    def make() -> Picture:
+        return Picture("table", (moves[-1],), {}, key=moves[-1])
+
+    waiting = asyncio.ensure_future(pictures.newest(make, lane="table", owner=("table", 1)))
+    await asyncio.sleep(0)
+    moves.append("move 2")  # the table moves on while the drawing waits its turn
+    pool.start.set()
+    picture, png = await waiting
+    assert picture.key == "move 2" and png == b"png of ('move 2',)"
+    assert pool.drawn == [("move 2",)]
+    again = await pictures.newest(make, lane="table", owner=("table", 1))
+    assert again == (picture, png) and pool.drawn == [("move 2",)]  # kept, not drawn again
+    assert pictures.kept(make(), owner=("table", 1)) == png
+    nothing = await pictures.newest(lambda: None, lane="table", owner=("table", 1))
+    assert nothing is None
+
+
+async def test_the_newest_picture_without_a_pool_that_draws_so_is_drawn_as_it_stands() -> None:
+    """A drawing without ``draw_newest`` (as some tests pass) draws the picture as asked."""
+    pool = _Pool()
+    pool.start.set()
+    pictures = Pictures(SimpleNamespace(draw=pool.draw))
+    picture, png = await pictures.newest(
+        lambda: Picture("table", ("now",), {}, key="now"), owner=("table", 2)
+    )
+    assert picture.key == "now" and png == b"png of ('now',)"
