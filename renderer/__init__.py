@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from bot.rules.game.view import TableView
 from bot.rules.score import Payment, Score
 from renderer.emoji import ALL_EMOJI_TILES, emoji_name, render_tile_emoji
-from renderer.encode import png_bytes
+from renderer.encode import framed_png, png_bytes
 from renderer.hand import compose_hand
 from renderer.score_card import compose_score_card
-from renderer.table import compose_seat_table, compose_table
+from renderer.table import compose_indexed
 from renderer.table_layout import hand_order
 from renderer.tile_art import BACK
 
@@ -29,7 +29,7 @@ def render_table(
     ``names`` is indexed by physical seat. The seats run down the image in play order, from
     physical seat 0 on a public image; a viewer's image ends with the viewer and their hand.
     """
-    return png_bytes(compose_table(view, names, western_index=western_index, locale=locale))
+    return framed_png(compose_indexed(view, names, western_index=western_index, locale=locale))
 
 
 def render_seat_table(
@@ -47,8 +47,10 @@ def render_seat_table(
     all hand long. ``marks`` are tiles of the hand to point out (hints). ``player`` False
     draws the seat for someone else watching it (a replay): its plate and the header name
     the seat's player instead of "You" / "Your turn". Raises ValueError for a public view."""
-    return png_bytes(
-        compose_seat_table(
+    if view.viewer is None:
+        raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
+    return framed_png(
+        compose_indexed(
             view,
             names,
             marks=frozenset(marks),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from functools import cache
 
 from PIL import Image
 
@@ -56,13 +57,44 @@ def png_bytes(
                 colors=PALETTE_COLORS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
             )
         else:
-            from renderer.palette import palette_image  # here: runnable as ``-m``
-
-            indexed = image.quantize(palette=palette_image(), dither=Image.Dither.NONE)
-            return palette_png(indexed, level=compress_level)
+            return palette_png(indexed(image), level=compress_level)
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=compress_level)
     return out.getvalue()
+
+
+def indexed(image: Image.Image) -> Image.Image:
+    """An RGB image mapped onto the fixed palette (each pixel to its nearest colour, no
+    dithering: a pixel's index depends on that pixel alone)."""
+    from renderer.palette import palette_image  # here: runnable as ``-m``
+
+    return image.quantize(palette=palette_image(), dither=Image.Dither.NONE)
+
+
+def framed_canvas(size: tuple[int, int], color: tuple[int, int, int]) -> Image.Image:
+    """A ``P`` image of ``size`` filled with ``color`` (one of the palette's own), one column
+    wider on the left for each PNG row's filter byte (0): paste into it one pixel right, and
+    :func:`framed_png` writes its rows as they are, with no copy to frame them."""
+    from renderer.palette import palette_image
+
+    width, height = size
+    canvas = Image.new("P", (width + 1, height), _index_of(color))
+    canvas.paste(0, (0, 0, 1, height))
+    canvas.putpalette(palette_image().getpalette() or [])
+    return canvas
+
+
+@cache
+def _index_of(color: tuple[int, int, int]) -> int:
+    return indexed(Image.new("RGB", (1, 1), color)).getpixel((0, 0))  # type: ignore[return-value]
+
+
+def framed_png(canvas: Image.Image, *, level: int = COMPRESS_LEVEL) -> bytes:
+    """A :func:`framed_canvas` as a PNG (its first column is the rows' filter bytes)."""
+    if canvas.mode != "P":
+        raise ValueError(f"a palette image is needed, not {canvas.mode}")
+    width, height = canvas.size
+    return _palette_file(width - 1, height, canvas.tobytes(), canvas.getpalette() or [], level)
 
 
 def palette_png(image: Image.Image, *, level: int = COMPRESS_LEVEL) -> bytes:
@@ -76,8 +108,10 @@ def palette_png(image: Image.Image, *, level: int = COMPRESS_LEVEL) -> bytes:
     # column of zeros gives its rows so in one copy (a third of the time of joining rows).
     framed = Image.new("P", (width + 1, height), 0)
     framed.paste(image, (1, 0))
-    rows = framed.tobytes()
-    colours = image.getpalette() or []
+    return _palette_file(width, height, framed.tobytes(), image.getpalette() or [], level)
+
+
+def _palette_file(width: int, height: int, rows: bytes, colours: list[int], level: int) -> bytes:
     return b"".join(
         (
             _SIGNATURE,

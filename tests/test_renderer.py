@@ -33,11 +33,13 @@ from renderer import (
     style,
 )
 from renderer.demo import write_demo, write_readme_images
+from renderer.encode import framed_png, indexed
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, font, latin_safe
 from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, played_hand, sample_scores, sample_table
+from renderer.table import compose, compose_indexed
 from renderer.table_layout import TILE_W, layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
@@ -717,3 +719,28 @@ def test_blocks_drawn_over_a_shared_base_leave_it_as_it_was() -> None:
         table._block_base.cache_clear()
         table._draw_block.cache_clear()
         assert draw(view) == drawn
+
+
+@pytest.mark.parametrize("name", PLAYED)
+@pytest.mark.parametrize("locale", ["en-US", "zh-TW"])
+def test_a_table_assembled_from_kept_parts_is_the_whole_picture_mapped(
+    name: str, locale: str
+) -> None:
+    """``compose_indexed`` pastes the header and the blocks mapped onto the palette once and
+    maps only what is drawn over them: every pixel is the one the whole picture mapped at
+    once has (the channel's and each seat's table, early to laid open, with hint marks and
+    Chinese names), and the PNG written from it holds those pixels."""
+    names = ("Alice", "Bartholomew the Magnificent", "陳大文", "Dolores")
+    for moment, state in _moments(name).items():
+        for view in _views(state):
+            own = next((s for s in view.seats if s.seat == view.viewer), None)
+            marks = frozenset((own.concealed or ())[:2]) if own is not None else frozenset()
+            kwargs = {"western_index": True, "locale": locale}
+            if view.viewer is not None:
+                kwargs["marks"] = marks
+            whole = indexed(compose(view, names, **kwargs))
+            assembled = compose_indexed(view, names, **kwargs)
+            assert assembled.getpixel((0, 0)) == 0  # each row's filter byte
+            written = png(framed_png(assembled))
+            assert written.mode == "P" and written.getpalette() == whole.getpalette()
+            assert written.tobytes() == whole.tobytes(), (moment, view.viewer)
