@@ -272,10 +272,25 @@ class SeatDMs:
             return None
         if live.message is not None and live.deal == content.deal and live.key == content.key:
             return None
-        await self.pacer.unless_newer(
-            self.pictures.drawn(picture, lane=_lane(content), owner=("dm", table.id, seat))
-        )
+        owner = ("dm", table.id, seat)
+        if _lane(content) == "table":
+            # A watching seat's picture waits seconds in the table images' lane at 200
+            # tables: made when its drawing starts, it shows the moves made meanwhile.
+            drawn = await self.pacer.unless_newer(
+                self.pictures.newest(lambda: self._watching(table, seat), owner=owner)
+            )
+            return None if drawn is None else drawn[0]
+        drawing = self.pictures.drawn(picture, lane=_lane(content), owner=owner)
+        await self.pacer.unless_newer(drawing)
         return picture
+
+    def _watching(self, table: LiveTable, seat: int) -> Picture | None:
+        """The seat's picture now, while it only watches; None once it has a prompt (the
+        prompt's own update draws that in the prompts' lane) or the table is gone."""
+        if table.state is None or table.id in self.let_go:
+            return None
+        content = self.content(table, seat)
+        return content.picture if priority_of(content) >= TABLE else None
 
     def reached(self, table: LiveTable, seat: int, content: SeatContent) -> None:
         """A prompt has reached Discord: the seat's timer counts from now at the earliest

@@ -208,8 +208,15 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
         table.state = SimpleNamespace(deal=1, phase="play", move=table.state.move + 1)
         return b""
 
+    async def newest(make: Any, **kwargs: Any) -> tuple[Picture, bytes] | None:
+        picture = make()  # made when its drawing starts
+        return None if picture is None else (picture, await draw(picture))
+
     pictures = SimpleNamespace(
-        file=AsyncMock(return_value=None), kept=lambda picture, owner: None, drawn=draw
+        file=AsyncMock(return_value=None),
+        kept=lambda picture, owner: None,
+        drawn=draw,
+        newest=newest,
     )
     service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
     dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
