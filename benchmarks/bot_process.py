@@ -158,29 +158,22 @@ def instrument(trace: Trace) -> None:
 
     from bot import drawing
 
-    draw = drawing.Drawing.draw
+    def timed(draw: Any) -> Any:
+        """``D`` lines for ``Drawing.draw`` and ``Drawing.draw_newest`` alike."""
 
-    @functools.wraps(draw)
-    async def timed_draw(self: Any, kind: str, *args: Any, lane: str = "lookup", **kw: Any) -> Any:
-        began = time.monotonic()
-        try:
-            return await draw(self, kind, *args, lane=lane, **kw)
-        finally:
-            trace.line("D", lane, f"{time.monotonic() - began:.4f}", f"{time.monotonic():.4f}")
+        @functools.wraps(draw)
+        async def traced(self: Any, *args: Any, lane: str = "lookup", **kw: Any) -> Any:
+            began = time.monotonic()
+            try:
+                return await draw(self, *args, lane=lane, **kw)
+            finally:
+                now = time.monotonic()
+                trace.line("D", lane, f"{now - began:.4f}", f"{now:.4f}")
 
-    drawing.Drawing.draw = timed_draw  # type: ignore[method-assign]
+        return traced
 
-    draw_newest = drawing.Drawing.draw_newest
-
-    @functools.wraps(draw_newest)
-    async def timed_newest(self: Any, source: Any, *, lane: str = "lookup", **kw: Any) -> Any:
-        began = time.monotonic()
-        try:
-            return await draw_newest(self, source, lane=lane, **kw)
-        finally:
-            trace.line("D", lane, f"{time.monotonic() - began:.4f}", f"{time.monotonic():.4f}")
-
-    drawing.Drawing.draw_newest = timed_newest  # type: ignore[method-assign]
+    drawing.Drawing.draw = timed(drawing.Drawing.draw)  # type: ignore[method-assign]
+    drawing.Drawing.draw_newest = timed(drawing.Drawing.draw_newest)  # type: ignore[method-assign]
 
     from cogs.notify.pictures import Pictures
 

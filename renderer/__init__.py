@@ -15,7 +15,7 @@ from renderer.emoji import ALL_EMOJI_TILES, emoji_name, render_tile_emoji
 from renderer.encode import framed_png, png_bytes
 from renderer.hand import compose_hand
 from renderer.score_card import compose_score_card
-from renderer.table import compose_indexed
+from renderer.table import compose_indexed, require_seat
 from renderer.table_layout import hand_order
 from renderer.tile_art import BACK
 
@@ -47,8 +47,7 @@ def render_seat_table(
     all hand long. ``marks`` are tiles of the hand to point out (hints). ``player`` False
     draws the seat for someone else watching it (a replay): its plate and the header name
     the seat's player instead of "You" / "Your turn". Raises ValueError for a public view."""
-    if view.viewer is None:
-        raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
+    require_seat(view)
     return framed_png(
         compose_indexed(
             view,

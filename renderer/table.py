@@ -562,8 +562,13 @@ def compose_seat_table(
     locale: str = FALLBACK,
     player: bool = True,
 ) -> Image.Image:
-    if view.viewer is None:
-        raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")
+    require_seat(view)
     return compose(
         view, names, western_index=western_index, marks=marks, locale=locale, player=player
     )
+
+
+def require_seat(view: TableView) -> None:
+    """A seat's table needs a view made for one seat (ValueError for the public view)."""
+    if view.viewer is None:
+        raise ValueError("render_seat_table needs a view made for one seat (viewer is None)")

@@ -149,10 +149,7 @@ class Pictures:
             if png is None:  # let go of meanwhile (its table closed): drawn now
                 png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
             return picture, png
-        took = loop.time() - asked
-        self._took[lane] = self._took.get(lane, took) * (1 - SMOOTHING) + took * SMOOTHING
-        if not self._let_go(owner):
-            self._last[owner] = (picture.key, png)
+        self._finished(picture, png, lane, owner, loop.time() - asked)
         return picture, png
 
     def _being_drawn(
@@ -167,11 +164,17 @@ class Pictures:
         loop = asyncio.get_running_loop()
         asked = loop.time()
         png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, owner)
-        took = loop.time() - asked
+        self._finished(picture, png, lane, owner, loop.time() - asked)
+        return png
+
+    def _finished(
+        self, picture: Picture, png: bytes, lane: str, owner: Hashable, took: float
+    ) -> None:
+        """A drawing came back after ``took`` seconds: the lane's expected time follows it,
+        and the PNG is kept as ``owner``'s last (not for a table let go of meanwhile)."""
         self._took[lane] = self._took.get(lane, took) * (1 - SMOOTHING) + took * SMOOTHING
         if not self._let_go(owner):
             self._last[owner] = (picture.key, png)
-        return png
 
     def _let_go(self, owner: Hashable) -> bool:
         """Whether ``owner`` (kind, table, ...) belongs to a table let go of meanwhile."""
