@@ -27,6 +27,12 @@ process and one first-come queue a player's claim prompt waited behind every tab
   comes while an older one is still queued (not yet started), the older one is dropped and
   its caller gets :class:`Superseded` ("don't send it, a newer picture is coming"; the newer
   caller sends that). A job already being drawn is finished and answered.
+- **A table's drawings go to one process** (``home=``): each process keeps the parts of
+  the pictures it drew (``renderer.table``: a seat's block looks the same in the channel's
+  table and every other seat's), and a table's next picture is mostly the parts of its
+  last. Its jobs wait in that process's share of each lane; a process with none of its own
+  in the tier it draws from takes the oldest of another's, so no process idles while work
+  waits and the lanes' order between tiers stays as above.
 - **What to draw can be asked for when the drawing starts** (``draw_newest(source)``):
   a table image waits seconds in its lane at 200 tables, and drawn with its arguments of
   the moment it was asked for it showed a table that had moved on meanwhile.
@@ -262,6 +268,7 @@ class _Job:
     future: asyncio.Future[bytes | None] = field(repr=False)
     order: int = 0  # when it was asked for, across lanes
     source: Source | None = field(default=None, repr=False)  # not yet asked: see draw_newest
+    home: int = -1  # the slot whose process draws it if it can; -1: any (see ``home=``)
 
 
 class Drawing:
@@ -281,7 +288,12 @@ class Drawing:
         self.processes = default_processes() if processes is None else max(0, processes)
         self.timeout = timeout
         self.recycle_after = recycle_after
-        self._lanes: dict[str, deque[_Job]] = {lane: deque() for lane in LANES}
+        # Each lane holds one queue per slot (the jobs whose home it is) and one last for
+        # the jobs of no home.
+        slots = max(1, self.processes) + 1
+        self._lanes: dict[str, tuple[deque[_Job], ...]] = {
+            lane: tuple(deque() for _ in range(slots)) for lane in LANES
+        }
         self._queued: dict[Hashable, _Job] = {}
         self._work = asyncio.Event()
         self._workers: list[asyncio.Task[None]] = []
@@ -331,7 +343,7 @@ class Drawing:
         table lane holds hundreds at 200 tables, and the notifier asks about the first tier
         on every click."""
         return {
-            lane: sum(not j.future.done() for j in self._lanes[lane])
+            lane: sum(not j.future.done() for jobs in self._lanes[lane] for j in jobs)
             for lane in (lanes or self._lanes)
         }
 
@@ -341,10 +353,12 @@ class Drawing:
         *args: Any,
         lane: str = "lookup",
         key: Hashable | None = None,
+        home: Hashable | None = None,
         **kwargs: Any,
     ) -> bytes:
         """PNG bytes of ``renderer.render_<kind>(*args, **kwargs)``, drawn off the event loop
-        when a process is free for ``lane`` (see :data:`LANES`).
+        when a process is free for ``lane`` (see :data:`LANES`). Drawings of the same
+        ``home`` (a table) are drawn by the same process when it can take them.
 
         Raises :class:`Superseded` when a newer drawing with the same ``key`` is asked for
         before this one starts, :class:`DrawingFailed` when the renderer raises or nothing
@@ -352,12 +366,19 @@ class Drawing:
         if kind not in KINDS:
             raise ValueError(f"no such drawing: {kind!r}")
         request = _dumps((kind, args, kwargs))
-        png = await self._queue(lane, key, kind=kind, args=args, kwargs=kwargs, request=request)
+        png = await self._queue(
+            lane, key, home, kind=kind, args=args, kwargs=kwargs, request=request
+        )
         assert png is not None
         return png
 
     async def draw_newest(
-        self, source: Source, *, lane: str = "lookup", key: Hashable | None = None
+        self,
+        source: Source,
+        *,
+        lane: str = "lookup",
+        key: Hashable | None = None,
+        home: Hashable | None = None,
     ) -> bytes | None:
         """PNG bytes of what ``source()`` says to draw (kind, args, kwargs) *when a process
         starts on it*, not when asked; None when it says nothing needs drawing by then.
@@ -367,14 +388,15 @@ class Drawing:
         state of seconds before, which its caller, finding the table moved on, drew again
         (56 % of table images at 200 tables, each waiting its turn twice). ``source`` runs
         on the bot's loop as the pool hands the job over, so it must be quick; if it raises,
-        this drawing fails (:class:`DrawingFailed`). ``key`` and the errors as for
+        this drawing fails (:class:`DrawingFailed`). ``key``, ``home`` and the errors as for
         :meth:`draw`."""
-        return await self._queue(lane, key, source=source)
+        return await self._queue(lane, key, home, source=source)
 
     async def _queue(
         self,
         lane: str,
         key: Hashable | None,
+        home: Hashable | None,
         *,
         kind: str = "",
         args: tuple[Any, ...] = (),
@@ -397,6 +419,7 @@ class Drawing:
             asyncio.get_running_loop().create_future(),
             next(self._order),
             source,
+            -1 if home is None else hash(home) % max(1, self.processes),
         )
         if key is not None:
             older = self._queued.get(key)
@@ -404,7 +427,7 @@ class Drawing:
                 older.future.set_exception(Superseded(key))
                 self.counts["superseded"] += 1
             self._queued[key] = job
-        self._lanes[lane].append(job)
+        self._lanes[lane][job.home].append(job)
         self._work.set()
         try:
             return await job.future
@@ -415,10 +438,10 @@ class Drawing:
             # and the future holds it: a cycle that waited for the collector's full pass.
             del job
 
-    def _next(self) -> _Job | None:
-        """The next job to draw (:meth:`_pick`), a ``draw_newest`` one asked now what it
-        draws; those with nothing to draw any more are answered None and skipped."""
-        while (job := self._pick()) is not None:
+    def _next(self, slot: int) -> _Job | None:
+        """The next job for ``slot`` to draw (:meth:`_pick`), a ``draw_newest`` one asked now
+        what it draws; those with nothing to draw any more are answered None and skipped."""
+        while (job := self._pick(slot)) is not None:
             if job.source is None or self._bind(job):
                 return job
         return None
@@ -446,28 +469,34 @@ class Drawing:
             return False
         return True
 
-    def _pick(self) -> _Job | None:
-        """The oldest job of the most urgent lane, or, once every :data:`SHARE` starts while
-        less urgent work waits, the oldest job of any lane; dropped and cancelled jobs are
-        skipped."""
+    def _pick(self, slot: int) -> _Job | None:
+        """For ``slot``: the oldest job of the most urgent lane, or, once every :data:`SHARE`
+        starts while less urgent work waits, the oldest job of any lane; of those, the
+        oldest of its own (its home, or none) if there is one, else the oldest of another
+        slot's. Dropped and cancelled jobs are skipped."""
         waiting = []
-        for lane, jobs in self._lanes.items():
-            while jobs and jobs[0].future.done():  # superseded, or its caller gave up
-                jobs.popleft()
-            if jobs:
-                waiting.append((TIER[lane], jobs))
+        for lane, queues in self._lanes.items():
+            for jobs in queues:
+                while jobs and jobs[0].future.done():  # superseded, or its caller gave up
+                    jobs.popleft()
+            if any(queues):
+                waiting.append((TIER[lane], queues))
         if not waiting:
             return None
         top = min(tier for tier, _ in waiting)
-        urgent = [jobs for tier, jobs in waiting if tier == top]
+        urgent = [queues for tier, queues in waiting if tier == top]
         if len(urgent) == len(waiting):
             self._streak = 0
         elif self._streak >= SHARE - 1:
             self._streak = 0
-            urgent = [jobs for _, jobs in waiting]
+            urgent = [queues for _, queues in waiting]
         else:
             self._streak += 1
-        chosen = min(urgent, key=lambda jobs: jobs[0].order)
+        own = [jobs for queues in urgent for jobs in (queues[slot], queues[-1]) if jobs]
+        chosen = min(
+            own or [jobs for queues in urgent for jobs in queues if jobs],
+            key=lambda jobs: jobs[0].order,
+        )
         job = chosen.popleft()
         if job.key is not None and self._queued.get(job.key) is job:
             del self._queued[job.key]  # started: no longer superseded by a newer one
@@ -517,7 +546,7 @@ class Drawing:
                         retry_at = loop.time() + RETRY_START
                 self._settled[slot].set()
                 if drawer is None:
-                    job = self._next()
+                    job = self._next(slot)
                     if job is None:
                         self._work.clear()
                         await self._work.wait()
@@ -530,7 +559,7 @@ class Drawing:
                 # answered what it holds, the successor takes the slot.
                 full = DEPTH if successor is None or not successor.done() else 0
                 try:
-                    while len(handed) < full and (job := self._next()) is not None:
+                    while len(handed) < full and (job := self._next(slot)) is not None:
                         handed.append(job)
                         await drawer.send(job.request)
                 except (OSError, RuntimeError):  # its input is closed: it died
@@ -653,10 +682,11 @@ class Drawing:
         """Drop the queued drawings (their callers see CancelledError), let those being drawn
         or handed to a process finish (up to 10 s), and end every process."""
         self._closed = True
-        for jobs in self._lanes.values():
-            for job in jobs:
-                job.future.cancel()
-            jobs.clear()
+        for queues in self._lanes.values():
+            for jobs in queues:
+                for job in jobs:
+                    job.future.cancel()
+                jobs.clear()
         self._queued.clear()
         self._work.set()
         for slot, task in enumerate(self._workers):

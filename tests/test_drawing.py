@@ -321,6 +321,57 @@ async def test_every_lane_is_served_in_its_order_with_a_share_for_the_oldest(tab
     assert sum(drawing.counts[lane] for lane in LANES) == len(LANES) + 1
 
 
+async def test_a_process_takes_its_own_tables_drawings_first_and_others_when_it_has_none(
+    table_view,
+) -> None:
+    """``home``: a table's drawings go to one process (its caches hold its last pictures'
+    parts), unless that would leave another idle or put a less urgent lane first. The pool's
+    choice (``_pick``) for each slot, with no process running: tables 0 and 2 are slot 0's,
+    1 and 3 slot 1's."""
+    _, own = table_view
+    drawing = Drawing(processes=2)
+    drawing.start = lambda: None  # type: ignore[method-assign]  # nothing takes the jobs
+    homes: dict[int, Any] = {}
+
+    def ask(lane: str, home: Any) -> None:
+        task = asyncio.create_task(drawing.draw("hand", own, lane=lane, home=home))
+        homes[id(task)] = home
+        asked.append(task)
+
+    def picked(slot: int) -> tuple[str, Any]:
+        job = drawing._pick(slot)
+        assert job is not None
+        return job.lane, order[job.order]
+
+    asked: list[asyncio.Task[bytes]] = []
+    try:
+        for lane, home in [("table", 1), ("table", 0), ("table", 3), ("table", 2)]:
+            ask(lane, home)
+        await asyncio.sleep(0)
+        order = [homes[id(t)] for t in asked]  # job.order is the order asked
+        # Each slot takes the oldest of its own tables' first.
+        assert picked(0) == ("table", 0)
+        assert picked(1) == ("table", 1)
+        assert picked(1) == ("table", 3)
+        # Slot 1 has none of its own left: it takes slot 0's rather than idle.
+        assert picked(1) == ("table", 2)
+        assert drawing._pick(0) is None
+        # A more urgent lane comes first whoever's it is; a drawing of no table is anyone's.
+        for lane, home in [("table", 0), ("dm", 1), ("claim", None), ("table", 2)]:
+            ask(lane, home)
+        await asyncio.sleep(0)
+        order = [homes[id(t)] for t in asked]
+        assert picked(0) == ("claim", None)  # its own tier-0 job (no home): the oldest own
+        assert picked(0) == ("dm", 1)  # slot 1's DM before its own table images
+        assert picked(0) == ("table", 0)
+        assert picked(0) == ("table", 2)
+    finally:
+        for task in asked:
+            task.cancel()
+        await asyncio.gather(*asked, return_exceptions=True)
+        await drawing.close()
+
+
 async def test_a_steady_stream_of_dms_does_not_starve_the_table_images(table_view) -> None:
     public, own = table_view
     drawing = Drawing(processes=1)

@@ -41,11 +41,11 @@ class Pictures:
         self, kind: str, *args: Any, lane: str = "table", key: Hashable = None, **kwargs: Any
     ) -> bytes:
         try:
-            return await self._ask(kind, args, kwargs, lane, key)
+            return await self._ask(kind, args, kwargs, lane, key, _home(key))
         except Superseded:
             # A newer drawing for the same slot was queued by someone else (each slot is
             # drawn under its own lock here, so this is rare): draw this one anyway.
-            return await self._ask(kind, args, kwargs, lane, None)
+            return await self._ask(kind, args, kwargs, lane, None, _home(key))
 
     async def _ask(
         self,
@@ -54,12 +54,14 @@ class Pictures:
         kwargs: dict[str, Any],
         lane: str,
         key: Hashable,
+        home: Hashable,
     ) -> bytes:
         """One drawing from the pool, in ``lane``, superseded by a newer one asked for with
-        the same ``key`` (a drawing without lanes, as some tests pass: neither)."""
+        the same ``key``, drawn by ``home``'s process if it can (a drawing without lanes, as
+        some tests pass: none of these)."""
         if not self._lanes:
             return await self.drawing.draw(kind, *args, **kwargs)
-        return await self.drawing.draw(kind, *args, lane=lane, key=key, **kwargs)
+        return await self.drawing.draw(kind, *args, lane=lane, key=key, home=home, **kwargs)
 
     async def file(
         self, picture: Picture | None, *, lane: str = "dm", owner: Hashable = None
@@ -92,7 +94,7 @@ class Pictures:
         if cached is not None and cached[0] == picture.key:
             return cached[1]
         if owner is None:
-            return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
+            return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None, None)
         pending = self._being_drawn(picture, owner)
         if pending is not None and TIER.get(pending[1], 9) <= TIER.get(lane, 9):
             return await asyncio.shield(pending[2])
@@ -106,7 +108,7 @@ class Pictures:
             pending = self._being_drawn(picture, owner)
             if pending is not None:
                 return await asyncio.shield(pending[2])
-            return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
+            return await self._redraw(picture, lane, owner)
         finally:
             if self._drawing.get(owner, (None, None, None))[2] is future:
                 del self._drawing[owner]
@@ -140,14 +142,14 @@ class Pictures:
 
         loop = asyncio.get_running_loop()
         asked = loop.time()
-        png = await draw_newest(source, lane=lane)
+        png = await draw_newest(source, lane=lane, home=_home(owner))
         picture = made[0]
         if picture is None:
             return None
         if png is None:  # the same as the last one drawn: kept
             png = self.kept(picture, owner=owner)
             if png is None:  # let go of meanwhile (its table closed): drawn now
-                png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, None)
+                png = await self._redraw(picture, lane, owner)
             return picture, png
         self._finished(picture, png, lane, owner, loop.time() - asked)
         return picture, png
@@ -163,9 +165,13 @@ class Pictures:
     async def _draw(self, picture: Picture, lane: str, owner: Hashable) -> bytes:
         loop = asyncio.get_running_loop()
         asked = loop.time()
-        png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, owner)
+        png = await self._ask(picture.kind, picture.args, picture.kwargs, lane, owner, _home(owner))
         self._finished(picture, png, lane, owner, loop.time() - asked)
         return png
+
+    async def _redraw(self, picture: Picture, lane: str, owner: Hashable) -> bytes:
+        """``owner``'s picture drawn again, superseded by nothing and kept for nothing."""
+        return await self._ask(picture.kind, picture.args, picture.kwargs, lane, None, _home(owner))
 
     def _finished(
         self, picture: Picture, png: bytes, lane: str, owner: Hashable, took: float
@@ -188,3 +194,9 @@ class Pictures:
         """Release a closed table's pictures (owners are tuples starting with kind, table)."""
         for owner in [o for o in self._last if isinstance(o, tuple) and o[1:2] == (table_id,)]:
             del self._last[owner]
+
+
+def _home(owner: Hashable) -> Hashable:
+    """The table an owner (kind, table, ...) belongs to: its drawings go to one process,
+    whose caches hold the parts of its last pictures (``bot.drawing``)."""
+    return owner[1] if isinstance(owner, tuple) and len(owner) > 1 else None

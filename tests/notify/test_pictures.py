@@ -44,13 +44,20 @@ class _Pool:
     def __init__(self) -> None:
         self.start = asyncio.Event()
         self.drawn: list[tuple[Any, ...]] = []
+        self.homes: list[Any] = []
 
-    async def draw(self, kind: str, *args: Any, lane: str = "dm", key: Any = None) -> bytes:
+    async def draw(
+        self, kind: str, *args: Any, lane: str = "dm", key: Any = None, home: Any = None
+    ) -> bytes:
+        self.homes.append(home)
         await self.start.wait()
         self.drawn.append(args)
         return f"png of {args}".encode()
 
-    async def draw_newest(self, source: Any, *, lane: str = "lookup", key: Any = None) -> Any:
+    async def draw_newest(
+        self, source: Any, *, lane: str = "lookup", key: Any = None, home: Any = None
+    ) -> Any:
+        self.homes.append(home)
         await self.start.wait()
         what = source()
         if what is None:
@@ -92,3 +99,16 @@ async def test_the_newest_picture_without_a_pool_that_draws_so_is_drawn_as_it_st
         lambda: Picture("table", ("now",), {}, key="now"), owner=("table", 2)
     )
     assert picture.key == "now" and png == b"png of ('now',)"
+
+
+async def test_every_picture_of_a_table_is_drawn_by_the_table_s_process() -> None:
+    """Its DMs' pictures and its channel picture name the table as their home: the pool
+    draws them in one process, whose caches hold the parts of the table's last pictures."""
+    pool = _Pool()
+    pool.start.set()
+    pictures = Pictures(pool)
+    await pictures.drawn(Picture("seat_table", ("a",), {}, key="a"), owner=("dm", 7, 2))
+    await pictures.newest(lambda: Picture("table", ("b",), {}, key="b"), owner=("table", 7))
+    await pictures.png("table", "c", key=("table", 8))
+    await pictures.drawn(Picture("score_card", ("d",), {}, key="d"))  # no owner: no home
+    assert pool.homes == [7, 7, 8, None]
