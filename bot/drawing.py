@@ -32,7 +32,8 @@ process and one first-come queue a player's claim prompt waited behind every tab
   table and every other seat's), and a table's next picture is mostly the parts of its
   last. Its jobs wait in that process's share of each lane; a process with none of its own
   in the tier it draws from takes the oldest of another's, so no process idles while work
-  waits and the lanes' order between tiers stays as above.
+  waits and the lanes' order between tiers stays as above. The jobs of a process that cannot
+  draw them soon (none running, or stuck on one drawing) are everyone's.
 - **What to draw can be asked for when the drawing starts** (``draw_newest(source)``):
   a table image waits seconds in its lane at 200 tables, and drawn with its arguments of
   the moment it was asked for it showed a table that had moved on meanwhile.
@@ -98,6 +99,9 @@ DEPTH = 8
 # of the loop for a 90 KB table picture, the drawing process waiting in between).
 PIPE_BYTES = 1 << 20
 SHARE = 4  # of every SHARE drawings started while less urgent work waits, one is the oldest
+# A process drawing one picture this long (~5 ms normally) is taken to be stuck: its tables'
+# drawings go to any process meanwhile.
+STUCK_AFTER = 1.0
 TIMEOUT = 10.0  # seconds for one drawing (~12 ms normally, a few hundred under heavy load)
 START_TIMEOUT = 60.0  # seconds for a process to load Pillow and the renderer
 RETRY_START = 30.0  # seconds before a process that could not start is tried again
@@ -299,6 +303,7 @@ class Drawing:
         self._workers: list[asyncio.Task[None]] = []
         self._settled: list[asyncio.Event] = []
         self._active: dict[int, _Job] = {}
+        self._since: dict[int, float] = {}  # slot -> when its active job began
         self._drawers: dict[int, DrawingProcess | None] = {}
         self._closed = False
         # Counts for benchmarks and logs: drawn per lane, superseded, processes replaced.
@@ -492,7 +497,8 @@ class Drawing:
             urgent = [queues for _, queues in waiting]
         else:
             self._streak += 1
-        own = [jobs for queues in urgent for jobs in (queues[slot], queues[-1]) if jobs]
+        mine = (slot, -1, *self._unavailable(slot))
+        own = [jobs for queues in urgent for i in mine if (jobs := queues[i])]
         chosen = min(
             own or [jobs for queues in urgent for jobs in queues if jobs],
             key=lambda jobs: jobs[0].order,
@@ -501,6 +507,26 @@ class Drawing:
         if job.key is not None and self._queued.get(job.key) is job:
             del self._queued[job.key]  # started: no longer superseded by a newer one
         return job
+
+    def _unavailable(self, slot: int) -> list[int]:
+        """The other slots whose own jobs any slot takes as its own: those without a process
+        (starting one, or drawing in the thread) or stuck on one drawing for
+        :data:`STUCK_AFTER` seconds (hung, until the timeout replaces it), so that a table's
+        pictures do not wait on a process that cannot draw them soon."""
+        now = asyncio.get_running_loop().time()
+        return [
+            other
+            for other in range(max(1, self.processes))
+            if other != slot
+            and (
+                self._drawers.get(other) is None
+                or (other in self._active and now - self._since[other] > STUCK_AFTER)
+            )
+        ]
+
+    def _begin(self, slot: int, job: _Job) -> None:
+        self._active[slot] = job
+        self._since[slot] = asyncio.get_running_loop().time()
 
     async def _worker(self, slot: int) -> None:
         """One slot of the pool: its process (or the thread while it has none), one job at a
@@ -551,7 +577,7 @@ class Drawing:
                         self._work.clear()
                         await self._work.wait()
                         continue
-                    self._active[slot] = job
+                    self._begin(slot, job)
                     await self._settle(slot, job, await self._in_thread(job))
                     continue
                 answer: tuple[bool, Any] | None = None
@@ -572,7 +598,7 @@ class Drawing:
                         self._work.clear()
                         await self._work.wait()
                         continue
-                    self._active[slot] = handed[0]
+                    self._begin(slot, handed[0])
                     answer = await self._in_process(drawer, handed[0])
                 if answer is not None:
                     await self._settle(slot, handed.popleft(), answer)
@@ -588,7 +614,7 @@ class Drawing:
                     starting = asyncio.create_task(self._start_process(), name="drawing-start")
                 while handed:
                     job = handed.popleft()
-                    self._active[slot] = job
+                    self._begin(slot, job)
                     await self._settle(slot, job, await self._in_thread(job))
                 self._drawers[slot] = drawer = await starting
                 starting = None

@@ -21,6 +21,7 @@ from bot.drawing import (
     NICENESS,
     PIPE_BYTES,
     SHARE,
+    STUCK_AFTER,
     Drawing,
     DrawingFailed,
     DrawingProcess,
@@ -331,6 +332,7 @@ async def test_a_process_takes_its_own_tables_drawings_first_and_others_when_it_
     _, own = table_view
     drawing = Drawing(processes=2)
     drawing.start = lambda: None  # type: ignore[method-assign]  # nothing takes the jobs
+    drawing._drawers = {0: object(), 1: object()}  # type: ignore[dict-item]  # both running
     homes: dict[int, Any] = {}
 
     def ask(lane: str, home: Any) -> None:
@@ -365,6 +367,20 @@ async def test_a_process_takes_its_own_tables_drawings_first_and_others_when_it_
         assert picked(0) == ("dm", 1)  # slot 1's DM before its own table images
         assert picked(0) == ("table", 0)
         assert picked(0) == ("table", 2)
+        # Slot 1's process is being replaced: its tables' drawings are anyone's, oldest first.
+        for lane, home in [("table", 1), ("table", 3), ("table", 0)]:
+            ask(lane, home)
+        await asyncio.sleep(0)
+        order = [homes[id(t)] for t in asked]
+        drawing._drawers[1] = None
+        assert picked(0) == ("table", 1)
+        drawing._drawers[1] = object()  # type: ignore[assignment]
+        # Back, but stuck on one drawing for longer than STUCK_AFTER: the same.
+        drawing._active[1] = drawing._lanes["table"][1][0]
+        drawing._since[1] = asyncio.get_running_loop().time() - STUCK_AFTER - 0.1
+        assert picked(0) == ("table", 3)
+        assert picked(0) == ("table", 0)
+        drawing._active.clear()
     finally:
         for task in asked:
             task.cancel()
