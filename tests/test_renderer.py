@@ -39,7 +39,7 @@ from renderer.glyphs import CJK_TEXT
 from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, played_hand, sample_scores, sample_table
-from renderer.table import compose, compose_indexed
+from renderer.table import _draw_block, _draw_header, compose, compose_indexed
 from renderer.table_layout import TILE_W, layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
@@ -738,9 +738,34 @@ def test_a_table_assembled_from_kept_parts_is_the_whole_picture_mapped(
             kwargs = {"western_index": True, "locale": locale}
             if view.viewer is not None:
                 kwargs["marks"] = marks
+            # The whole picture drawn afresh, its kept parts forgotten: a part kept under a
+            # key that misses something it shows would be pasted into both pictures alike.
+            _draw_header.cache_clear()
+            _draw_block.cache_clear()
             whole = indexed(compose(view, names, **kwargs))
             assembled = compose_indexed(view, names, **kwargs)
             assert assembled.getpixel((0, 0)) == 0  # each row's filter byte
             written = png(framed_png(assembled))
             assert written.mode == "P" and written.getpalette() == whole.getpalette()
             assert written.tobytes() == whole.tobytes(), (moment, view.viewer)
+
+
+def test_a_kept_part_is_never_pasted_for_a_moment_it_does_not_show() -> None:
+    """Every moment of a played hand in turn, the channel's and a seat's table: each
+    assembled from kept parts is the picture drawn afresh (parts forgotten) and mapped. A
+    part kept under a key that misses something it shows is found again at a later moment
+    that differs only there (a block's key without the latest discard's outline fails)."""
+    import renderer.table as table_module
+
+    names = ("Alice", "Bo", "Cy", "Dolores")
+    for number, state in enumerate(_played("4 players")):
+        for viewer in (None, number % 4):
+            view = game_view(state, viewer)
+            if viewer is not None and not state.occupied[viewer]:
+                continue
+            assembled = compose_indexed(view, names, western_index=True)
+            _draw_header.cache_clear()
+            _draw_block.cache_clear()
+            table_module._block_base.cache_clear()
+            whole = indexed(compose(view, names, western_index=True))
+            assert png(framed_png(assembled)).tobytes() == whole.tobytes(), (number, viewer)

@@ -203,7 +203,13 @@ class SeatDMs:
         content = self.content(table, seat)
         drawn = await self._draw_ahead(table, seat, live, content)
         async with live.lock:
-            if table.state is not state:  # a move meanwhile: show the newest
+            now = table.player_at(seat)
+            if now is None or now.user_id != player.user_id:
+                return  # the member left the seat meanwhile: its hand is no longer theirs
+            if table.state is not state or _other_picture(drawn, content):
+                # A move meanwhile, or a picture made when its drawing started that shows
+                # more (a seat renamed without a move): show the newest, not draw the
+                # older one again here, inside the lock, where a click would wait for it.
                 content = self._newest(table, seat, drawn)
             if content.prompt:
                 self.notes.pop((table.id, seat), None)  # told; the seat has moved on
@@ -277,17 +283,22 @@ class SeatDMs:
             # A watching seat's picture waits seconds in the table images' lane at 200
             # tables: made when its drawing starts, it shows the moves made meanwhile.
             drawn = await self.pacer.unless_newer(
-                self.pictures.newest(lambda: self._watching(table, seat), owner=owner)
+                self.pictures.newest(lambda: self._watching(table, seat, live.user_id), owner=owner)
             )
             return None if drawn is None else drawn[0]
         drawing = self.pictures.drawn(picture, lane=_lane(content), owner=owner)
         await self.pacer.unless_newer(drawing)
         return picture
 
-    def _watching(self, table: LiveTable, seat: int) -> Picture | None:
+    def _watching(self, table: LiveTable, seat: int, user_id: int) -> Picture | None:
         """The seat's picture now, while it only watches; None once it has a prompt (the
-        prompt's own update draws that in the prompts' lane) or the table is gone."""
+        prompt's own update draws that in the prompts' lane), the table is gone or the
+        member ``user_id`` no longer holds the seat (the computer's hand after they left is
+        not theirs to see)."""
         if table.state is None or table.id in self.let_go:
+            return None
+        player = table.player_at(seat)
+        if player is None or player.user_id != user_id:
             return None
         content = self.content(table, seat)
         return content.picture if priority_of(content) >= TABLE else None
@@ -684,6 +695,11 @@ def _keep(priority: int) -> int | None:
     """A watching seat's update leaves two of its DM's slots free: one for a turn, one more
     for a claim prompt."""
     return 2 if priority >= TABLE else None
+
+
+def _other_picture(drawn: Picture | None, content: SeatContent) -> bool:
+    """Whether the picture drawn ahead is not the one ``content`` shows."""
+    return drawn is not None and content.picture is not None and drawn.key != content.picture.key
 
 
 def _lane(content: SeatContent) -> str:

@@ -255,3 +255,88 @@ async def test_an_update_after_the_table_closed_leaves_the_closed_message_alone(
     await pacer.drain()
     assert closed.edits == 0 and channel.messages == [closed]
     await pacer.close()
+
+
+async def test_a_watching_picture_that_shows_more_than_its_words_is_sent_not_drawn_again() -> None:
+    """A watching seat's picture is made when its drawing starts; if it then shows more than
+    the update's words were built from without a move (a seat renamed when its member left),
+    the update goes with the newest content and that picture, instead of drawing the older
+    picture again inside the DM's lock, where a click would wait for it."""
+    from cogs.notify.seat import Picture
+
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    table = SimpleNamespace(
+        id=1,
+        state=SimpleNamespace(deal=1, phase="play", move=1),
+        player_at=lambda seat: SimpleNamespace(user_id=5),
+    )
+    name = ["Alice"]
+    attached: list[Any] = []
+
+    async def newest(make: Any, **kwargs: Any) -> tuple[Picture, bytes] | None:
+        name[0] = "Computer (for Alice)"  # another seat's member leaves while it waits
+        picture = make()
+        return None if picture is None else (picture, b"png")
+
+    async def file(picture: Any, **kwargs: Any) -> None:
+        attached.append(picture.key)
+
+    pictures = SimpleNamespace(file=file, kept=lambda picture, owner: None, newest=newest)
+    service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
+    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
+
+    def content(table: Any, seat: int) -> SeatContent:
+        picture = Picture("seat_table", (), {}, key=("names", name[0]))
+        return SeatContent(text=f"with {name[0]}", wall="", view=None, picture=picture, deal=1)
+
+    dms.content = content  # type: ignore[method-assign]
+    shown = Message("before", channel)
+    channel.messages.append(shown)
+    live = dms.live[(1, 2)] = LiveDM(5, message=shown, deal=1, key=("before",))
+    await dms.update(table, 2)
+    assert attached == [("names", "Computer (for Alice)")]  # never the older picture
+    assert shown.content == "with Computer (for Alice)" and shown.edits == 1
+    assert live.picture_key == ("names", "Computer (for Alice)")
+    await pacer.close()
+
+
+async def test_a_member_who_left_while_their_picture_waited_is_sent_nothing_of_the_seat() -> None:
+    """The seat's picture is made when its drawing starts: by then the member may have left
+    and a computer plays the seat. Nothing of the seat's hand after that reaches them."""
+    from cogs.notify.seat import Picture
+
+    channel = Channel()
+    pacer = Pacer(global_rate=1000)
+    holder = [SimpleNamespace(user_id=5)]
+    table = SimpleNamespace(
+        id=1, state=SimpleNamespace(deal=1, phase="play", move=1), player_at=lambda s: holder[0]
+    )
+    made: list[Any] = []
+
+    async def newest(make: Any, **kwargs: Any) -> tuple[Picture, bytes] | None:
+        holder[0] = SimpleNamespace(user_id=None)  # /leave: a computer takes the seat
+        table.state = SimpleNamespace(deal=1, phase="play", move=2)  # and plays
+        picture = make()
+        made.append(picture)
+        return None if picture is None else (picture, b"png")
+
+    pictures = SimpleNamespace(
+        file=AsyncMock(return_value=None), kept=lambda picture, owner: None, newest=newest
+    )
+    service = SimpleNamespace(legal_for=lambda table, seat: [])
+    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
+
+    def content(table: Any, seat: int) -> SeatContent:
+        move = table.state.move
+        picture = Picture("seat_table", (), {}, key=("hand as of", move))
+        return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
+
+    dms.content = content  # type: ignore[method-assign]
+    shown = Message("move 0", channel)
+    channel.messages.append(shown)
+    dms.live[(1, 0)] = LiveDM(5, message=shown, deal=1, key=("move 0",))
+    await dms.update(table, 0)
+    assert made == [None]  # no picture of the computer's hand was made for them
+    assert shown.edits == 0 and channel.messages == [shown]
+    await pacer.close()
