@@ -18,6 +18,32 @@ def _pictures() -> Any:
     return SimpleNamespace(file=AsyncMock(return_value=None), kept=lambda picture, owner: None)
 
 
+def _watching_dms(channel: Channel, pacer: Pacer, pictures: Any, content: Any) -> SeatDMs:
+    """The DMs of seats that only watch (no legal move), their content from ``content``."""
+    service = SimpleNamespace(legal_for=lambda table, seat: [])
+    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
+    dms.content = content  # type: ignore[method-assign]
+    return dms
+
+
+def _as_of_move(what: str) -> Any:
+    """A watching seat's content: its words and picture as of the table's move."""
+    from cogs.notify.seat import Picture
+
+    def content(table: Any, seat: int) -> SeatContent:
+        move = table.state.move
+        picture = Picture("seat_table", (), {}, key=(what, move))
+        return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
+
+    return content
+
+
+def _playing_table(**kwargs: Any) -> Any:
+    """Table 1 in play at its first move, every seat held by member 5 unless ``player_at``."""
+    kwargs.setdefault("player_at", lambda seat: SimpleNamespace(user_id=5))
+    return SimpleNamespace(id=1, state=SimpleNamespace(deal=1, phase="play", move=1), **kwargs)
+
+
 async def test_a_click_answered_while_its_message_is_being_replaced_keeps_a_live_message() -> None:
     channel = Channel()
     pacer = Pacer(global_rate=1000)
@@ -196,11 +222,7 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
 
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    table = SimpleNamespace(
-        id=1,
-        state=SimpleNamespace(deal=1, phase="play", move=1),
-        player_at=lambda seat: SimpleNamespace(user_id=5),
-    )
+    table = _playing_table()
     drawn: list[Any] = []
 
     async def draw(picture: Picture, **kwargs: Any) -> bytes:
@@ -218,15 +240,7 @@ async def test_a_watching_update_overtaken_by_a_move_while_drawing_is_not_drawn_
         drawn=draw,
         newest=newest,
     )
-    service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
-    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
-
-    def content(table: Any, seat: int) -> SeatContent:
-        move = table.state.move
-        picture = Picture("seat_table", (), {}, key=("table as of", move))
-        return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
-
-    dms.content = content  # type: ignore[method-assign]
+    dms = _watching_dms(channel, pacer, pictures, _as_of_move("table as of"))
     shown = Message("move 0", channel)
     channel.messages.append(shown)
     live = dms.live[(1, 0)] = LiveDM(5, message=shown, deal=1, key=("move 0",))
@@ -266,11 +280,7 @@ async def test_a_watching_picture_that_shows_more_than_its_words_is_sent_not_dra
 
     channel = Channel()
     pacer = Pacer(global_rate=1000)
-    table = SimpleNamespace(
-        id=1,
-        state=SimpleNamespace(deal=1, phase="play", move=1),
-        player_at=lambda seat: SimpleNamespace(user_id=5),
-    )
+    table = _playing_table()
     name = ["Alice"]
     attached: list[Any] = []
 
@@ -282,15 +292,12 @@ async def test_a_watching_picture_that_shows_more_than_its_words_is_sent_not_dra
     async def file(picture: Any, **kwargs: Any) -> None:
         attached.append(picture.key)
 
-    pictures = SimpleNamespace(file=file, kept=lambda picture, owner: None, newest=newest)
-    service = SimpleNamespace(legal_for=lambda table, seat: [])  # the seat only watches
-    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
-
     def content(table: Any, seat: int) -> SeatContent:
         picture = Picture("seat_table", (), {}, key=("names", name[0]))
         return SeatContent(text=f"with {name[0]}", wall="", view=None, picture=picture, deal=1)
 
-    dms.content = content  # type: ignore[method-assign]
+    pictures = SimpleNamespace(file=file, kept=lambda picture, owner: None, newest=newest)
+    dms = _watching_dms(channel, pacer, pictures, content)
     shown = Message("before", channel)
     channel.messages.append(shown)
     live = dms.live[(1, 2)] = LiveDM(5, message=shown, deal=1, key=("before",))
@@ -309,9 +316,7 @@ async def test_a_member_who_left_while_their_picture_waited_is_sent_nothing_of_t
     channel = Channel()
     pacer = Pacer(global_rate=1000)
     holder = [SimpleNamespace(user_id=5)]
-    table = SimpleNamespace(
-        id=1, state=SimpleNamespace(deal=1, phase="play", move=1), player_at=lambda s: holder[0]
-    )
+    table = _playing_table(player_at=lambda seat: holder[0])
     made: list[Any] = []
 
     async def newest(make: Any, **kwargs: Any) -> tuple[Picture, bytes] | None:
@@ -324,15 +329,7 @@ async def test_a_member_who_left_while_their_picture_waited_is_sent_nothing_of_t
     pictures = SimpleNamespace(
         file=AsyncMock(return_value=None), kept=lambda picture, owner: None, newest=newest
     )
-    service = SimpleNamespace(legal_for=lambda table, seat: [])
-    dms = SeatDMs(bot_for(channel), service, pictures, pacer, {}, MagicMock())
-
-    def content(table: Any, seat: int) -> SeatContent:
-        move = table.state.move
-        picture = Picture("seat_table", (), {}, key=("hand as of", move))
-        return SeatContent(text=f"move {move}", wall="", view=None, picture=picture, deal=1)
-
-    dms.content = content  # type: ignore[method-assign]
+    dms = _watching_dms(channel, pacer, pictures, _as_of_move("hand as of"))
     shown = Message("move 0", channel)
     channel.messages.append(shown)
     dms.live[(1, 0)] = LiveDM(5, message=shown, deal=1, key=("move 0",))
