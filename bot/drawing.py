@@ -446,10 +446,13 @@ class Drawing:
     def _next(self, slot: int) -> _Job | None:
         """The next job for ``slot`` to draw (:meth:`_pick`), a ``draw_newest`` one asked now
         what it draws; those with nothing to draw any more are answered None and skipped."""
-        while (job := self._pick(slot)) is not None:
-            if job.source is None or self._bind(job):
+        while True:
+            streak = self._streak
+            job = self._pick(slot)
+            if job is None or job.source is None or self._bind(job):
                 return job
-        return None
+            # Nothing drawn: the turn it took (a share for the less urgent lanes) is not used.
+            self._streak = streak
 
     def _bind(self, job: _Job) -> bool:
         """Ask a ``draw_newest`` job's source what to draw; False when it is answered

@@ -388,6 +388,36 @@ async def test_a_process_takes_its_own_tables_drawings_first_and_others_when_it_
         await drawing.close()
 
 
+async def test_a_drawing_with_nothing_to_draw_does_not_use_up_its_lane_s_share(
+    table_view,
+) -> None:
+    """A table image found unchanged when its turn came (``draw_newest`` with nothing to
+    draw) drew nothing: the share it took goes to the next table image, not to the DMs."""
+    _, own = table_view
+    drawing = Drawing(processes=1)
+    drawing.start = lambda: None  # type: ignore[method-assign]  # nothing takes the jobs
+    drawing._drawers = {0: object()}  # type: ignore[dict-item]
+    asked = [
+        asyncio.create_task(drawing.draw_newest(lambda: None, lane="table")),
+        asyncio.create_task(drawing.draw("hand", own, lane="table")),
+        *(asyncio.create_task(drawing.draw("hand", own, lane="dm")) for _ in range(8)),
+    ]
+    await asyncio.sleep(0)
+    try:
+        lanes = []
+        for _ in range(5):
+            job = drawing._next(0)
+            assert job is not None
+            lanes.append(job.lane)
+        assert lanes == ["dm", "dm", "dm", "table", "dm"]
+        assert await asked[0] is None  # answered: nothing to draw
+    finally:
+        for task in asked:
+            task.cancel()
+        await asyncio.gather(*asked, return_exceptions=True)
+        await drawing.close()
+
+
 async def test_a_steady_stream_of_dms_does_not_starve_the_table_images(table_view) -> None:
     public, own = table_view
     drawing = Drawing(processes=1)
