@@ -195,16 +195,18 @@ class SeatDMs:
         player = table.player_at(seat)
         if state is None or player is None or player.user_id is None:
             return
-        if self._closed.get((table.id, player.user_id)) == state.deal:
+        # Kept: leaving the seat clears the same player's user_id in place (``leave``).
+        user_id = player.user_id
+        if self._closed.get((table.id, user_id)) == state.deal:
             return
-        live = self._live(table, seat, player.user_id)
+        live = self._live(table, seat, user_id)
         if live is None:
             return
         content = self.content(table, seat)
         drawn = await self._draw_ahead(table, seat, live, content)
         async with live.lock:
             now = table.player_at(seat)
-            if now is None or now.user_id != player.user_id:
+            if now is None or now.user_id != user_id:
                 return  # the member left the seat meanwhile: its hand is no longer theirs
             if table.state is not state or _other_picture(drawn, content):
                 # A move meanwhile, or a picture made when its drawing started that shows
@@ -227,7 +229,7 @@ class SeatDMs:
                 return
             try:
                 via = self._via(live)
-                new_prompt = self._wants_new_message(live, content, player.user_id)
+                new_prompt = self._wants_new_message(live, content, user_id)
                 if via is not None and not self.pacer.pressed():
                     # Budget to spare: the bot's own requests (a prompt a new message, which
                     # pings). The token is the relief for a short budget only: its edits
@@ -242,10 +244,10 @@ class SeatDMs:
             except discord.Forbidden as exc:
                 if exc.code != DM_CLOSED:
                     raise
-                told = (table.id, player.user_id) in self._closed
-                self._closed[(table.id, player.user_id)] = state.deal
+                told = (table.id, user_id) in self._closed
+                self._closed[(table.id, user_id)] = state.deal
                 if not told:
-                    await self.tell_closed(table, player.user_id)
+                    await self.tell_closed(table, user_id)
             except discord.NotFound:
                 # The live message is gone (deleted by the member): post the seat's content
                 # anew at once; waiting for the next change could leave a member whose turn

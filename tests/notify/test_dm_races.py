@@ -320,7 +320,7 @@ async def test_a_member_who_left_while_their_picture_waited_is_sent_nothing_of_t
     made: list[Any] = []
 
     async def newest(make: Any, **kwargs: Any) -> tuple[Picture, bytes] | None:
-        holder[0] = SimpleNamespace(user_id=None)  # /leave: a computer takes the seat
+        holder[0].user_id = None  # /leave: a computer takes the seat (the same player)
         table.state = SimpleNamespace(deal=1, phase="play", move=2)  # and plays
         picture = make()
         made.append(picture)
