@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 import _path  # noqa: F401  (the repository first: benchmarks/bot.py is not the bot package)
 
 import bot.drawing
-from benchmarks.bot import percentile
+from benchmarks.bot import cpu_seconds, percentile
 from bot.drawing import Drawing
 from bot.rules.game import view as game_view
 from renderer.samples import NAMES, played_hand
@@ -52,18 +50,6 @@ def _seat_views(tables: int, mix: bool = False) -> list[tuple[int, str, Any]]:
     return views
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    """The user and system CPU the processes have used (Linux's /proc; 0 elsewhere)."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.0
-
-
 async def _busy_loop(busy_ms: float, turn_ms: float, stop: asyncio.Event) -> None:
     """Keep the loop as busy as the bot's: spin ``busy_ms`` of every ``turn_ms``."""
     while not stop.is_set():
@@ -80,7 +66,7 @@ async def measure(
     drawing = Drawing(args.processes, recycle_after=0)
     drawing.start()
     await drawing.ready()
-    cpu = _cpu_seconds(drawing.pids())
+    cpu = sum(cpu_seconds(pid) for pid in drawing.pids())
     stop = asyncio.Event()
     hog = asyncio.create_task(_busy_loop(args.busy, args.turn, stop))
     waits: list[float] = []
@@ -103,7 +89,7 @@ async def measure(
     asked_for = len(tasks)
     drawn_in_time = len(waits)
     await asyncio.gather(*tasks)
-    cpu = _cpu_seconds(drawing.pids()) - cpu
+    cpu = sum(cpu_seconds(pid) for pid in drawing.pids()) - cpu
     stop.set()
     await hog
     await drawing.close()
