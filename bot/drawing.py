@@ -290,13 +290,13 @@ class Drawing:
         recycle_after: int = RECYCLE_AFTER,
     ) -> None:
         self.processes = default_processes() if processes is None else max(0, processes)
+        self.slots = max(1, self.processes)  # a process each, or the one thread
         self.timeout = timeout
         self.recycle_after = recycle_after
         # Each lane holds one queue per slot (the jobs whose home it is) and one last for
         # the jobs of no home.
-        slots = max(1, self.processes) + 1
         self._lanes: dict[str, tuple[deque[_Job], ...]] = {
-            lane: tuple(deque() for _ in range(slots)) for lane in LANES
+            lane: tuple(deque() for _ in range(self.slots + 1)) for lane in LANES
         }
         self._queued: dict[Hashable, _Job] = {}
         self._work = asyncio.Event()
@@ -322,7 +322,7 @@ class Drawing:
         meanwhile wait in their lanes. Called by the first ``draw`` if not before."""
         if self._workers or self._closed:
             return
-        for slot in range(max(1, self.processes)):
+        for slot in range(self.slots):
             self._drawers[slot] = None
             self._settled.append(asyncio.Event())  # set while no process is starting
             self._workers.append(asyncio.create_task(self._worker(slot), name=f"drawing-{slot}"))
@@ -424,7 +424,7 @@ class Drawing:
             asyncio.get_running_loop().create_future(),
             next(self._order),
             source,
-            -1 if home is None else hash(home) % max(1, self.processes),
+            -1 if home is None else hash(home) % self.slots,
         )
         if key is not None:
             older = self._queued.get(key)
@@ -519,7 +519,7 @@ class Drawing:
         now = asyncio.get_running_loop().time()
         return [
             other
-            for other in range(max(1, self.processes))
+            for other in range(self.slots)
             if other != slot
             and (
                 self._drawers.get(other) is None

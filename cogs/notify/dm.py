@@ -205,8 +205,7 @@ class SeatDMs:
         content = self.content(table, seat)
         drawn = await self._draw_ahead(table, seat, live, content)
         async with live.lock:
-            now = table.player_at(seat)
-            if now is None or now.user_id != user_id:
+            if not _holds(table, seat, user_id):
                 return  # the member left the seat meanwhile: its hand is no longer theirs
             if table.state is not state or _other_picture(drawn, content):
                 # A move meanwhile, or a picture made when its drawing started that shows
@@ -297,10 +296,7 @@ class SeatDMs:
         prompt's own update draws that in the prompts' lane), the table is gone or the
         member ``user_id`` no longer holds the seat (the computer's hand after they left is
         not theirs to see)."""
-        if table.state is None or table.id in self.let_go:
-            return None
-        player = table.player_at(seat)
-        if player is None or player.user_id != user_id:
+        if table.state is None or table.id in self.let_go or not _holds(table, seat, user_id):
             return None
         content = self.content(table, seat)
         return content.picture if priority_of(content) >= TABLE else None
@@ -697,6 +693,13 @@ def _keep(priority: int) -> int | None:
     """A watching seat's update leaves two of its DM's slots free: one for a turn, one more
     for a claim prompt."""
     return 2 if priority >= TABLE else None
+
+
+def _holds(table: LiveTable, seat: int, user_id: int) -> bool:
+    """Whether member ``user_id`` still holds the seat (leaving clears the player's id in
+    place, so the id is what tells)."""
+    player = table.player_at(seat)
+    return player is not None and player.user_id == user_id
 
 
 def _other_picture(drawn: Picture | None, content: SeatContent) -> bool:

@@ -184,7 +184,8 @@ class Pictures:
 
     def _let_go(self, owner: Hashable) -> bool:
         """Whether ``owner`` (kind, table, ...) belongs to a table let go of meanwhile."""
-        return isinstance(owner, tuple) and len(owner) > 1 and owner[1] in self.let_go
+        table = _home(owner)
+        return table is not None and table in self.let_go
 
     @staticmethod
     def attachment(picture: Picture, png: bytes) -> discord.File:
@@ -192,7 +193,7 @@ class Pictures:
 
     def forget(self, table_id: int) -> None:
         """Release a closed table's pictures (owners are tuples starting with kind, table)."""
-        for owner in [o for o in self._last if isinstance(o, tuple) and o[1:2] == (table_id,)]:
+        for owner in [o for o in self._last if _home(o) == table_id]:
             del self._last[owner]
 
 
