@@ -78,14 +78,15 @@ def framed_canvas(size: tuple[int, int], color: tuple[int, int, int]) -> Image.I
     from renderer.palette import palette_image
 
     width, height = size
-    canvas = Image.new("P", (width + 1, height), _index_of(color))
+    canvas = Image.new("P", (width + 1, height), palette_index(color))
     canvas.paste(0, (0, 0, 1, height))
     canvas.putpalette(palette_image().getpalette() or [])
     return canvas
 
 
 @cache
-def _index_of(color: tuple[int, int, int]) -> int:
+def palette_index(color: tuple[int, int, int]) -> int:
+    """The fixed palette's index that ``color`` maps to (as :func:`indexed` maps a pixel)."""
     return indexed(Image.new("RGB", (1, 1), color)).getpixel((0, 0))  # type: ignore[return-value]
 
 

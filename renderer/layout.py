@@ -102,17 +102,28 @@ class Scene:
             self.image.paste(sprite, (x, y), sprite)
         self._sprites.clear()
         d = ImageDraw.Draw(self.image)
-        for (x, y, w, h), color, tile_w in self._outlines:
-            # Around the face and its visible side, a little outside the tile.
-            pad = max(2, tile_w // 12)
-            line = max(2, tile_w // 10)
-            d.rounded_rectangle(
-                (x - pad, y - pad, x + w + pad - 1, y + h + depth(tile_w) + pad - 1),
-                radius=tile_w // 5,
-                outline=color,
-                width=line,
-            )
+        for rect, color, tile_w in self._outlines:
+            draw_outline(d, rect, color, tile_w)
         self._outlines.clear()
+
+
+def draw_outline(
+    d: ImageDraw.ImageDraw, rect: Rect, color: Color | int, tile_w: int, dx: int = 0
+) -> None:
+    """A tile's outline: around its face (``rect``) and its visible side, a little outside
+    the tile, drawn over whatever lies there. One colour, no anti-aliasing, so on a palette
+    image ``color`` may be the colour's index and the pixels are those of the RGB picture
+    mapped; ``dx`` shifts it right (a framed palette canvas)."""
+    x, y, w, h = rect
+    x += dx
+    pad = max(2, tile_w // 12)
+    line = max(2, tile_w // 10)
+    d.rounded_rectangle(
+        (x - pad, y - pad, x + w + pad - 1, y + h + depth(tile_w) + pad - 1),
+        radius=tile_w // 5,
+        outline=color,  # type: ignore[arg-type]
+        width=line,
+    )
 
 
 # --- text -------------------------------------------------------------------------------

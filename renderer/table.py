@@ -28,15 +28,16 @@ from bot.i18n.moves import move_words
 from bot.i18n.tiles import wind_words
 from bot.rules.game.view import SeatView, TableView
 from renderer import stamps, style
-from renderer.encode import framed_canvas, indexed
+from renderer.encode import framed_canvas, indexed, palette_index
 from renderer.fonts import BOLD, CJK, CONDENSED, REGULAR, drawable, font, like
 from renderer.glyphs import WIND_GLYPHS
-from renderer.layout import Frame, Placed, Rect, Scene, ellipsize, fit_lines
+from renderer.layout import Frame, Placed, Rect, Scene, draw_outline, ellipsize, fit_lines
 from renderer.rows import concealed_tiles
 from renderer.style import Color
 from renderer.table_layout import (
     BIG_W,
     HEADER_H,
+    HIGHLIGHT,
     MARGIN,
     WALL_W,
     WIDTH,
@@ -61,9 +62,13 @@ TOP_LEFT = Frame(0, 0, (1, 0), (0, 1), 0)
 # Blocks' boxes with their river's felt kept (``_block_base``): six shapes (size, turn and
 # river) in 32 hands of the four rule sets, seats of two to four.
 BLOCK_BASES = 16
-# Blocks kept mapped onto the palette (``compose_indexed``), ~110 KB each: at 200 tables a
-# drawing process found 17 % of its blocks among the last 48, 34 % among the last 500.
-INDEXED_BLOCKS = 500
+# Blocks kept mapped onto the palette (``compose_indexed``), ~110 KB each. A table's moment
+# shows six different blocks (the channel's four; each member's own, and the member's block
+# as the other sees it), and at 200 tables a drawing process draws for about 100 tables: 500
+# kept was less than one moment of each: 1.65 blocks were drawn a picture, 0.96 with 800
+# kept or more, for 31 MB more a process and about a tenth less CPU a picture
+# (``benchmarks/render_mix.py``, 100 tables, two members each).
+INDEXED_BLOCKS = 800
 
 
 def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
@@ -273,7 +278,7 @@ def _block_picture(
         locale=locale,
         plate=moved(block.plate),
         river=moved(block.river),
-        tiles=block.tiles,
+        tiles=block.unlit,
     )
 
 
@@ -459,8 +464,21 @@ def compose(
     image.paste(_draw_header(parts.header), (0, 0))
     for pic, xy in parts.blocks:
         image.paste(_draw_block(pic), xy)
+    _outline_latest(ImageDraw.Draw(image), layout, HIGHLIGHT)
     _overlay(image, view, layout, marks, western_index, locale)
     return image
+
+
+def _outline_latest(
+    d: ImageDraw.ImageDraw, layout: TableLayout, color: Color | int, dx: int = 0
+) -> None:
+    """The latest discard's outline, over its block as the block's own scene drew it
+    (outlines go over every tile: ``Scene.flush``); it lies inside the block's river."""
+    for block in layout.blocks:
+        if block.latest is not None:
+            x, y, w, h = block.latest.rect
+            bx, by = block.region[:2]
+            draw_outline(d, (x + bx, y + by, w, h), color, block.latest.width, dx)
 
 
 def compose_indexed(
@@ -488,6 +506,7 @@ def compose_indexed(
     canvas.paste(_indexed_header(parts.header), (1, 0))
     for pic, (x, y) in parts.blocks:
         canvas.paste(_indexed_block(pic), (x + 1, y))
+    _outline_latest(ImageDraw.Draw(canvas), layout, palette_index(HIGHLIGHT), dx=1)
     regions = _overlay_regions(layout, locale)
     if not regions:
         return canvas
@@ -497,6 +516,7 @@ def compose_indexed(
     for pic, (x, y) in parts.blocks:
         if any(_overlap(r, (x, y, *pic.size)) for r in regions):
             image.paste(_draw_block(pic), (x, y))
+    _outline_latest(ImageDraw.Draw(image), layout, HIGHLIGHT)
     _overlay(image, view, layout, marks, western_index, locale)
     for x, y, w, h in regions:
         canvas.paste(indexed(image.crop((x, y, x + w, y + h))), (x + 1, y))
@@ -523,9 +543,11 @@ def _overlay_regions(layout: TableLayout, locale: str) -> list[Rect]:
         sy = layout.drawn_slot[1]
         word = _(locale, "drawn")
         # The word's ink, anchored 3 px over the slot (``_draw_hand_area``) in the face
-        # that draws it, and a pixel more.
+        # that draws it, and a pixel more. The area itself starts where the viewer's block
+        # ends: a row more would need that block drawn again, unmapped, for most pictures
+        # (the kept RGB blocks are few), a tenth of a seat picture's time at 200 tables.
         ink_top = like(font(REGULAR, 14), word).getbbox(word, anchor="ms")[1]
-        top = min(sy, layout.hand[1], math.floor(sy - 3 + ink_top)) - 1
+        top = min(sy, layout.hand[1], math.floor(sy - 3 + ink_top) - 1)
     for box in layout.extra:
         x, y, w, h = box.rect
         pad = max(2, box.width // 12) + 1  # the outline lies outside the face by pad

@@ -40,7 +40,7 @@ from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, played_hand, sample_scores, sample_table
 from renderer.table import _draw_block, _draw_header, compose, compose_indexed
-from renderer.table_layout import TILE_W, layout_table
+from renderer.table_layout import HIGHLIGHT, TILE_W, layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
 MAX_BYTES = 200 * 1024
@@ -652,6 +652,24 @@ def test_a_discard_open_to_claims_is_drawn_large(name: str) -> None:
             x, y, _, h = block.region
             edge = image.getpixel((x + 1, y + h // 2))
             assert sum(abs(a - b) for a, b in zip(edge, style.GOLD, strict=True)) >= 30
+        for view in (game_view(state, None), game_view(state, asked)):
+            _assert_outlined(view)
+
+
+def _assert_outlined(view: TableView) -> None:
+    """The picture of ``view`` shows the latest discard's outline, in its colour, all round
+    the tile (the outline goes over the kept blocks, which are drawn without it)."""
+    layout = layout_table(view)
+    draw = render_table if view.viewer is None else render_seat_table
+    image = png(draw(view, NAMES)).convert("RGB")
+    orange = indexed(Image.new("RGB", (1, 1), HIGHLIGHT)).convert("RGB").getpixel((0, 0))
+    (lit,) = [b for b in layout.blocks if b.latest is not None]
+    x, y, w, h = lit.latest.rect
+    x, y = x + lit.region[0], y + lit.region[1]
+    pad = max(2, TILE_W // 12)
+    for point in ((x - pad, y + h // 2), (x + w + pad - 1, y + h // 2), (x + w // 2, y - pad)):
+        assert image.getpixel(point) == orange, (view.viewer, point)
+    assert not any(b.latest for b in layout.blocks if b is not lit)
 
 
 def test_only_the_channel_shows_the_wall_count() -> None:
@@ -754,7 +772,8 @@ def test_a_kept_part_is_never_pasted_for_a_moment_it_does_not_show() -> None:
     """Every moment of a played hand in turn, the channel's and a seat's table: each
     assembled from kept parts is the picture drawn afresh (parts forgotten) and mapped. A
     part kept under a key that misses something it shows is found again at a later moment
-    that differs only there (a block's key without the latest discard's outline fails)."""
+    that differs only there (a block drawn with the latest discard's outline in it, under a
+    key without it, fails)."""
     import renderer.table as table_module
 
     names = ("Alice", "Bo", "Cy", "Dolores")
