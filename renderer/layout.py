@@ -10,6 +10,7 @@ a real table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -101,29 +102,34 @@ class Scene:
         for y, x, _, sprite in sorted(self._sprites, key=lambda s: s[:3]):
             self.image.paste(sprite, (x, y), sprite)
         self._sprites.clear()
-        d = ImageDraw.Draw(self.image)
         for rect, color, tile_w in self._outlines:
-            draw_outline(d, rect, color, tile_w)
+            draw_outline(self.image, rect, color, tile_w)
         self._outlines.clear()
 
 
 def draw_outline(
-    d: ImageDraw.ImageDraw, rect: Rect, color: Color | int, tile_w: int, dx: int = 0
+    image: Image.Image, rect: Rect, color: Color | int, tile_w: int, dx: int = 0, dy: int = 0
 ) -> None:
     """A tile's outline: around its face (``rect``) and its visible side, a little outside
-    the tile, drawn over whatever lies there. One colour, no anti-aliasing, so on a palette
-    image ``color`` may be the colour's index and the pixels are those of the RGB picture
-    mapped; ``dx`` shifts it right (a framed palette canvas)."""
+    the tile, over whatever lies there. Stamped from a kept mask of the ring Pillow draws (one
+    colour, no anti-aliasing: the same pixels wherever it goes), so on a palette image
+    ``color`` may be the colour's index, and the pixels are those of the RGB picture mapped;
+    ``dx``, ``dy`` shift it (a framed palette canvas, a piece of a picture)."""
     x, y, w, h = rect
-    x += dx
+    pad = max(2, tile_w // 12)
+    image.paste(color, (x + dx - pad, y + dy - pad), _outline_mask(w, h, tile_w))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=64)
+def _outline_mask(w: int, h: int, tile_w: int) -> Image.Image:
     pad = max(2, tile_w // 12)
     line = max(2, tile_w // 10)
-    d.rounded_rectangle(
-        (x - pad, y - pad, x + w + pad - 1, y + h + depth(tile_w) + pad - 1),
-        radius=tile_w // 5,
-        outline=color,  # type: ignore[arg-type]
-        width=line,
+    size = (w + 2 * pad, h + depth(tile_w) + 2 * pad)
+    mask = Image.new("1", size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle(
+        (0, 0, size[0] - 1, size[1] - 1), radius=tile_w // 5, outline=1, width=line
     )
+    return mask
 
 
 # --- text -------------------------------------------------------------------------------

@@ -148,21 +148,28 @@ class HeaderPicture:
     latest: tuple[float, float] | None  # where the latest discard goes
     who: str
     in_the_wall: str = "in the wall"
+    big: TileBox | None = None  # the latest discard, drawn large where ``latest`` says
+    index: bool = True  # the tiles' western index
 
 
 def _header_picture(
-    view: TableView, names: Sequence[str], layout: TableLayout, locale: str, player: bool = True
+    view: TableView,
+    names: Sequence[str],
+    layout: TableLayout,
+    locale: str,
+    player: bool = True,
+    index: bool = True,
 ) -> HeaderPicture:
     wind = wind_words(locale, view.round_wind % 4)
     title = _(locale, "{wind} round", wind=wind)
     if view.hand_number:
         title += " · " + _(locale, "hand {number}", number=view.hand_number)
     turn, tail = _turn_text(view, names, locale, player)
-    latest = None
+    latest = big = None
     who = ""
     if layout.latest is not None:
-        box = next(t for t in layout.extra if t.role == "latest")
-        latest = (box.x, box.y)
+        big = next(t for t in layout.extra if t.role == "latest")
+        latest = (big.x, big.y)
         seat = layout.latest[0]
         own = seat == view.viewer and player
         who = _(locale, "yours") if own else _name(names, seat, locale)
@@ -176,6 +183,8 @@ def _header_picture(
         latest,
         who,
         _(locale, "in the wall"),
+        big,
+        index,
     )
 
 
@@ -211,6 +220,12 @@ def _draw_header(pic: HeaderPicture) -> Image.Image:
         f = font(BOLD, 13)
         who = ellipsize(pic.who, f, BIG_W + 30)
         _text(d, (bx + BIG_W / 2, by - 4), who, f, fill=style.TEXT, anchor="md")
+    if pic.big is not None:
+        # In the header's own picture (it fits there: 22 + its face and side = 114 px), so
+        # the channel's table has nothing to draw over its kept parts.
+        scene = Scene(image, index=pic.index)
+        scene.tile(TOP_LEFT, _placed(pic.big))
+        scene.flush()
     return image
 
 
@@ -375,9 +390,12 @@ def _draw_hand_area(
     layout: TableLayout,
     marks: frozenset[int],
     locale: str = FALLBACK,
+    top: int = 0,
 ) -> None:
+    """The hand's area on ``d``, which draws the picture from row ``top`` down."""
     assert layout.hand is not None and layout.drawn_slot is not None
     sx, sy, sw, sh = layout.drawn_slot
+    sy -= top
     drawn = _(locale, "drawn")
     # On its baseline, 3 px over the slot: 18 px lie between the block above and the slot,
     # and a line's full height (anchor "md") reached 1-3 px into the block's frame.
@@ -390,7 +408,7 @@ def _draw_hand_area(
     for box in layout.extra:
         if box.role in ("hand", "drawn") and box.tile in marks:
             x, y, w, h = box.rect
-            _mark(d, x, y + h + depth(hw) + 2, w)
+            _mark(d, x, y - top + h + depth(hw) + 2, w)
 
 
 def _mark(d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
@@ -423,7 +441,7 @@ def _parts(
         turn = block.seat == to_play
         pic = _block_picture(view, seat, block, name, turn, western_index, locale, player)
         blocks.append((pic, (block.region[0], block.region[1])))
-    header = _header_picture(view, names, layout, locale, player)
+    header = _header_picture(view, names, layout, locale, player, western_index)
     return _Parts(layout, header, tuple(blocks))
 
 
@@ -434,14 +452,18 @@ def _overlay(
     marks: frozenset[int],
     western_index: bool,
     locale: str,
+    top: int = 0,
 ) -> None:
-    """What is drawn over the header and the blocks: the hand's area and the tiles outside
-    the blocks (the viewer's hand, the latest discard drawn large)."""
+    """What is drawn over the header and the blocks: the hand's area and the viewer's tiles
+    in it (the latest discard drawn large is the header's own). ``image`` is the picture
+    from row ``top`` down."""
     scene = Scene(image, index=western_index)
     if layout.hand is not None:
-        _draw_hand_area(scene.draw, view, layout, marks, locale)
+        _draw_hand_area(scene.draw, view, layout, marks, locale, top)
+    frame = Frame(0, -top, (1, 0), (0, 1), 0)
     for box in layout.extra:
-        scene.tile(TOP_LEFT, _placed(box))
+        if box.role != "latest":
+            scene.tile(frame, _placed(box))
     scene.flush()
 
 
@@ -464,13 +486,13 @@ def compose(
     image.paste(_draw_header(parts.header), (0, 0))
     for pic, xy in parts.blocks:
         image.paste(_draw_block(pic), xy)
-    _outline_latest(ImageDraw.Draw(image), layout, HIGHLIGHT)
+    _outline_latest(image, layout, HIGHLIGHT)
     _overlay(image, view, layout, marks, western_index, locale)
     return image
 
 
 def _outline_latest(
-    d: ImageDraw.ImageDraw, layout: TableLayout, color: Color | int, dx: int = 0
+    image: Image.Image, layout: TableLayout, color: Color | int, dx: int = 0, dy: int = 0
 ) -> None:
     """The latest discard's outline, over its block as the block's own scene drew it
     (outlines go over every tile: ``Scene.flush``); it lies inside the block's river."""
@@ -478,7 +500,7 @@ def _outline_latest(
         if block.latest is not None:
             x, y, w, h = block.latest.rect
             bx, by = block.region[:2]
-            draw_outline(d, (x + bx, y + by, w, h), color, block.latest.width, dx)
+            draw_outline(image, (x + bx, y + by, w, h), color, block.latest.width, dx, dy)
 
 
 def compose_indexed(
@@ -506,20 +528,22 @@ def compose_indexed(
     canvas.paste(_indexed_header(parts.header), (1, 0))
     for pic, (x, y) in parts.blocks:
         canvas.paste(_indexed_block(pic), (x + 1, y))
-    _outline_latest(ImageDraw.Draw(canvas), layout, palette_index(HIGHLIGHT), dx=1)
+    _outline_latest(canvas, layout, palette_index(HIGHLIGHT), dx=1)
     regions = _overlay_regions(layout, locale)
     if not regions:
         return canvas
-    image = Image.new("RGB", (layout.width, layout.height), style.FELT)
+    # Drawn in RGB only from the regions' top row down (the hand's area: the bottom fifth).
+    top = min(r[1] for r in regions)
+    image = Image.new("RGB", (layout.width, layout.height - top), style.FELT)
     if any(_overlap(r, layout.header) for r in regions):
-        image.paste(_draw_header(parts.header), (0, 0))
+        image.paste(_draw_header(parts.header), (0, -top))
     for pic, (x, y) in parts.blocks:
         if any(_overlap(r, (x, y, *pic.size)) for r in regions):
-            image.paste(_draw_block(pic), (x, y))
-    _outline_latest(ImageDraw.Draw(image), layout, HIGHLIGHT)
-    _overlay(image, view, layout, marks, western_index, locale)
+            image.paste(_draw_block(pic), (x, y - top))
+    _outline_latest(image, layout, HIGHLIGHT, dy=-top)
+    _overlay(image, view, layout, marks, western_index, locale, top)
     for x, y, w, h in regions:
-        canvas.paste(indexed(image.crop((x, y, x + w, y + h))), (x + 1, y))
+        canvas.paste(indexed(image.crop((x, y - top, x + w, y - top + h))), (x + 1, y))
     return canvas
 
 
@@ -549,6 +573,8 @@ def _overlay_regions(layout: TableLayout, locale: str) -> list[Rect]:
         ink_top = like(font(REGULAR, 14), word).getbbox(word, anchor="ms")[1]
         top = min(sy, layout.hand[1], math.floor(sy - 3 + ink_top) - 1)
     for box in layout.extra:
+        if box.role == "latest":
+            continue  # drawn in the header's own picture
         x, y, w, h = box.rect
         pad = max(2, box.width // 12) + 1  # the outline lies outside the face by pad
         rect = (x - pad, y - pad, w + 2 * pad, h + depth(box.width) + 2 * pad)
