@@ -135,6 +135,14 @@ def _outline_mask(w: int, h: int, tile_w: int) -> Image.Image:
 # --- text -------------------------------------------------------------------------------
 
 
+# Lines measured and cut kept (``ellipsize``, ``fit_lines``): the same names and words are
+# fitted into the same room on picture after picture, and measuring them (FreeType's
+# getlength, several times for a line cut by halving) was 4 % of a drawing process's time
+# (py-spy, ``benchmarks/render_mix.py``'s mix), 1 % with these kept.
+FITTED = 4096
+
+
+@lru_cache(maxsize=FITTED)
 def ellipsize(text: str, f: ImageFont.FreeTypeFont, max_width: float) -> str:
     """``text`` cut with an ellipsis to fit ``max_width`` pixels, measured in the face it is
     drawn with (``fonts.like(f, text)``: Chinese text is drawn in the CJK face)."""
@@ -174,9 +182,10 @@ def wrap(text: str, f: ImageFont.FreeTypeFont, max_width: float, max_lines: int)
     return [ellipsize(line, f, max_width) for line in lines[:max_lines]]
 
 
+@lru_cache(maxsize=FITTED)
 def fit_lines(
     text: str, faces: tuple[tuple[str, int], ...], max_width: float, max_lines: int
-) -> tuple[ImageFont.FreeTypeFont, list[str]]:
+) -> tuple[ImageFont.FreeTypeFont, tuple[str, ...]]:
     """The first of ``faces`` (font name, size) at which ``text`` wraps into the room
     without being cut; the last, cut with an ellipsis, if none does."""
     clean = " ".join(drawable(text).split())
@@ -184,5 +193,5 @@ def fit_lines(
         f = face_for(name, size, clean)
         lines = wrap(clean, font(name, size), max_width, max_lines)
         if " ".join(lines) == clean:
-            return f, lines
-    return face_for(*faces[-1], clean), wrap(clean, font(*faces[-1]), max_width, max_lines)
+            return f, tuple(lines)
+    return face_for(*faces[-1], clean), tuple(wrap(clean, font(*faces[-1]), max_width, max_lines))
