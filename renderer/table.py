@@ -69,6 +69,9 @@ BLOCK_BASES = 16
 # kept or more, for 31 MB more a process and about a tenth less CPU a picture
 # (``benchmarks/render_mix.py``, 100 tables, two members each).
 INDEXED_BLOCKS = 800
+# Hands' areas kept mapped (``compose_indexed``), ~110 KB each: one a member, whose hand
+# changes on their own moves only (a drawing process draws for ~200 members at 200 tables).
+OVERLAYS = 256
 
 
 def _name(names: Sequence[str], seat: int, locale: str = FALLBACK) -> str:
@@ -384,29 +387,22 @@ def _pointer(d: ImageDraw.ImageDraw, x: float, y: float, text: str) -> None:
     _text(d, (x + 17, y), text, font(BOLD, 16), fill=style.GOLD)
 
 
-def _draw_hand_area(
-    d: ImageDraw.ImageDraw,
-    view: TableView,
-    layout: TableLayout,
-    marks: frozenset[int],
-    locale: str = FALLBACK,
-    top: int = 0,
-) -> None:
+def _draw_hand_area(d: ImageDraw.ImageDraw, pic: OverlayPicture, top: int = 0) -> None:
     """The hand's area on ``d``, which draws the picture from row ``top`` down."""
-    assert layout.hand is not None and layout.drawn_slot is not None
-    sx, sy, sw, sh = layout.drawn_slot
+    assert pic.drawn_slot is not None
+    sx, sy, sw, sh = pic.drawn_slot
     sy -= top
-    drawn = _(locale, "drawn")
+    drawn = _(pic.locale, "drawn")
     # On its baseline, 3 px over the slot: 18 px lie between the block above and the slot,
     # and a line's full height (anchor "md") reached 1-3 px into the block's frame.
     _text(d, (sx + sw / 2, sy - 3), drawn, font(REGULAR, 14), fill=style.TEXT_DIM, anchor="ms")
-    if not any(t.role == "drawn" for t in layout.extra):
+    if not any(t.role == "drawn" for t in pic.extra):
         d.rounded_rectangle(
             (sx, sy, sx + sw - 1, sy + sh - 1), radius=sw // 6, outline=style.FELT_LINE, width=2
         )
-    hw = layout.hand_width
-    for box in layout.extra:
-        if box.role in ("hand", "drawn") and box.tile in marks:
+    hw = pic.hand_width
+    for box in pic.extra:
+        if box.role in ("hand", "drawn") and box.tile in pic.marks:
             x, y, w, h = box.rect
             _mark(d, x, y - top + h + depth(hw) + 2, w)
 
@@ -445,25 +441,38 @@ def _parts(
     return _Parts(layout, header, tuple(blocks))
 
 
-def _overlay(
-    image: Image.Image,
-    view: TableView,
-    layout: TableLayout,
-    marks: frozenset[int],
-    western_index: bool,
-    locale: str,
-    top: int = 0,
-) -> None:
-    """What is drawn over the header and the blocks: the hand's area and the viewer's tiles
-    in it (the latest discard drawn large is the header's own). ``image`` is the picture
-    from row ``top`` down."""
-    scene = Scene(image, index=western_index)
-    if layout.hand is not None:
-        _draw_hand_area(scene.draw, view, layout, marks, locale, top)
+@dataclass(frozen=True, slots=True)
+class OverlayPicture:
+    """What is drawn over the header and the blocks: a seat's hand's area with the viewer's
+    tiles in it (the latest discard drawn large is the header's own). The key of the cache
+    of mapped hand areas: a member's hand stays as it is while the others play, and most
+    of a member's pictures show someone else's move."""
+
+    extra: tuple[TileBox, ...]  # the tiles outside the blocks, but the latest discard
+    drawn_slot: Rect | None  # None: no hand (the channel's table)
+    hand_width: int
+    marks: frozenset[int]
+    locale: str
+    index: bool
+
+
+def _overlay_picture(
+    layout: TableLayout, marks: frozenset[int], western_index: bool, locale: str
+) -> OverlayPicture:
+    extra = tuple(box for box in layout.extra if box.role != "latest")
+    hand = {box.tile for box in extra if box.role in ("hand", "drawn")}
+    slot = layout.drawn_slot if layout.hand is not None else None
+    return OverlayPicture(extra, slot, layout.hand_width, marks & hand, locale, western_index)
+
+
+def _overlay(image: Image.Image, pic: OverlayPicture, top: int = 0) -> None:
+    """Draw ``pic`` on ``image``, the picture from row ``top`` down."""
+    scene = Scene(image, index=pic.index)
+    if pic.drawn_slot is not None:
+        _draw_hand_area(scene.draw, pic, top)
     frame = Frame(0, -top, (1, 0), (0, 1), 0)
-    for box in layout.extra:
-        if box.role != "latest":
-            scene.tile(frame, _placed(box))
+    for box in pic.extra:
+        scene.tile(frame, _placed(box))
     scene.flush()
 
 
@@ -487,7 +496,7 @@ def compose(
     for pic, xy in parts.blocks:
         image.paste(_draw_block(pic), xy)
     _outline_latest(image, layout, HIGHLIGHT)
-    _overlay(image, view, layout, marks, western_index, locale)
+    _overlay(image, _overlay_picture(layout, marks, western_index, locale))
     return image
 
 
@@ -519,7 +528,7 @@ def compose_indexed(
     200 tables (1.6 ms a picture, py-spy). The header and the blocks are mapped once, when
     drawn, and kept mapped (:data:`INDEXED_BLOCKS`: a block, unchanged since the table's
     last picture, is then neither drawn nor mapped again); only what is drawn over them
-    (the hand's area, the latest discard) is drawn and mapped each time. The palette maps
+    (the hand's area) is drawn and mapped when it changes (:data:`OVERLAYS`). The palette maps
     each pixel on its own (no dithering), so the pixels are exactly those of the whole
     picture mapped: ``tests/test_renderer.py`` compares them over played games."""
     parts = _parts(view, names, western_index, locale, player)
@@ -529,22 +538,54 @@ def compose_indexed(
     for pic, (x, y) in parts.blocks:
         canvas.paste(_indexed_block(pic), (x + 1, y))
     _outline_latest(canvas, layout, palette_index(HIGHLIGHT), dx=1)
-    regions = _overlay_regions(layout, locale)
+    regions = tuple(_overlay_regions(layout, locale))
     if not regions:
         return canvas
-    # Drawn in RGB only from the regions' top row down (the hand's area: the bottom fifth).
-    top = min(r[1] for r in regions)
-    image = Image.new("RGB", (layout.width, layout.height - top), style.FELT)
-    if any(_overlap(r, layout.header) for r in regions):
-        image.paste(_draw_header(parts.header), (0, -top))
-    for pic, (x, y) in parts.blocks:
-        if any(_overlap(r, (x, y, *pic.size)) for r in regions):
-            image.paste(_draw_block(pic), (x, y - top))
-    _outline_latest(image, layout, HIGHLIGHT, dy=-top)
-    _overlay(image, view, layout, marks, western_index, locale, top)
-    for x, y, w, h in regions:
-        canvas.paste(indexed(image.crop((x, y - top, x + w, y - top + h))), (x + 1, y))
+    # What lies under the regions is part of the key: in the pictures drawn today nothing
+    # does (the hand's area starts below the viewer's block), but a layout could change.
+    header = parts.header if any(_overlap(r, layout.header) for r in regions) else None
+    under = tuple(
+        (pic, (x, y))
+        for pic, (x, y) in parts.blocks
+        if any(_overlap(r, (x, y, *pic.size)) for r in regions)
+    )
+    lit = tuple(
+        (b.latest, b.region[:2])
+        for b in layout.blocks
+        if b.latest is not None and any(xy == b.region[:2] for _, xy in under)
+    )
+    over = _overlay_picture(layout, marks, western_index, locale)
+    size = (layout.width, layout.height)
+    for piece, (x, y) in _indexed_overlay(over, regions, size, header, under, lit):
+        canvas.paste(piece, (x + 1, y))
     return canvas
+
+
+@lru_cache(maxsize=OVERLAYS)
+def _indexed_overlay(
+    over: OverlayPicture,
+    regions: tuple[Rect, ...],
+    size: tuple[int, int],
+    header: HeaderPicture | None,
+    under: tuple[tuple[BlockPicture, tuple[int, int]], ...],
+    lit: tuple[tuple[TileBox, tuple[int, int]], ...],
+) -> tuple[tuple[Image.Image, tuple[int, int]], ...]:
+    """The regions of a picture holding what ``over`` draws, mapped, with where each goes.
+    Drawn in RGB only from the regions' top row down (the hand's area: the bottom fifth)."""
+    width, height = size
+    top = min(r[1] for r in regions)
+    image = Image.new("RGB", (width, height - top), style.FELT)
+    if header is not None:
+        image.paste(_draw_header(header), (0, -top))
+    for pic, (x, y) in under:
+        image.paste(_draw_block(pic), (x, y - top))
+    for box, (bx, by) in lit:
+        x, y, w, h = box.rect
+        draw_outline(image, (x + bx, y + by - top, w, h), HIGHLIGHT, box.width)
+    _overlay(image, over, top)
+    return tuple(
+        (indexed(image.crop((x, y - top, x + w, y - top + h))), (x, y)) for x, y, w, h in regions
+    )
 
 
 @lru_cache(maxsize=16)
