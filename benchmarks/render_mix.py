@@ -113,7 +113,7 @@ def main() -> None:
         runs = results[b]
         cpu = " / ".join(f"{run['cpu_ms']:.2f}" for run in runs)
         print(
-            f"  {b:5d} blocks kept: CPU a picture {cpu} ms; blocks drawn a picture "
+            f"  {b:5d} blocks kept: CPU a picture {cpu} ms; blocks mapped afresh a picture "
             f"{runs[0]['misses']:.2f}; RSS {max(run['rss_mb'] for run in runs):.0f} MB"
         )
 

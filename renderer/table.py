@@ -62,12 +62,14 @@ TOP_LEFT = Frame(0, 0, (1, 0), (0, 1), 0)
 # Blocks' boxes with their river's felt kept (``_block_base``): six shapes (size, turn and
 # river) in 32 hands of the four rule sets, seats of two to four.
 BLOCK_BASES = 16
-# Blocks kept mapped onto the palette (``compose_indexed``), ~110 KB each. A table's moment
-# shows six different blocks (the channel's four; each member's own, and the member's block
-# as the other sees it), and at 200 tables a drawing process draws for about 100 tables: 500
-# kept was less than one moment of each: 1.65 blocks were drawn a picture, 0.96 with 800
-# kept or more, for 31 MB more a process and about a tenth less CPU a picture
-# (``benchmarks/render_mix.py``, 100 tables, two members each).
+# Blocks kept mapped onto the palette (``compose_indexed``), ~110 KB each. At a table of
+# four with two members a moment shows six different blocks: the four as the channel shows
+# them (the others' blocks in a member's DM look the same), and each member's own as their
+# DM shows it. At 200 tables a drawing process draws for about 100 tables: 500 kept was less
+# than one moment of each, and 1.65 blocks were mapped afresh a picture; 0.96 with 800 kept
+# or more, for 31 MB more a process and about a tenth less CPU a picture
+# (``benchmarks/render_mix.py``, 100 tables, two members each). With the hands' areas below,
+# a drawing process holds ~70 MB more than with neither.
 INDEXED_BLOCKS = 800
 # Hands' areas kept mapped (``compose_indexed``), ~110 KB each: one a member, whose hand
 # changes on their own moves only (a drawing process draws for ~200 members at 200 tables).
@@ -501,7 +503,7 @@ def compose(
 
 
 def _outline_latest(
-    image: Image.Image, layout: TableLayout, color: Color | int, dx: int = 0, dy: int = 0
+    image: Image.Image, layout: TableLayout, color: Color | int, dx: int = 0
 ) -> None:
     """The latest discard's outline, over its block as the block's own scene drew it
     (outlines go over every tile: ``Scene.flush``); it lies inside the block's river."""
@@ -509,7 +511,7 @@ def _outline_latest(
         if block.latest is not None:
             x, y, w, h = block.latest.rect
             bx, by = block.region[:2]
-            draw_outline(image, (x + bx, y + by, w, h), color, block.latest.width, dx, dy)
+            draw_outline(image, (x + bx, y + by, w, h), color, block.latest.width, dx)
 
 
 def compose_indexed(

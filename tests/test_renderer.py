@@ -40,7 +40,7 @@ from renderer.hand import split_rows
 from renderer.rows import claimed_position, concealed_tiles, meld_items
 from renderer.samples import NAMES, played_hand, sample_scores, sample_table
 from renderer.table import _draw_block, _draw_header, compose, compose_indexed
-from renderer.table_layout import HIGHLIGHT, TILE_W, layout_table
+from renderer.table_layout import HEADER_H, HIGHLIGHT, TILE_W, layout_table
 from renderer.tile_cache import depth, face_height, tile_sprite
 
 MAX_BYTES = 200 * 1024
@@ -644,6 +644,8 @@ def test_a_discard_open_to_claims_is_drawn_large(name: str) -> None:
             seat, tile = view.last_discard
             (big,) = [t for t in layout.tiles if t.role == "latest"]
             assert big.tile == tile and big.width >= 1.5 * TILE_W
+            # Drawn inside the header's own picture, which ends 6 px above the blocks.
+            assert big.y + face_height(big.width) + depth(big.width) <= HEADER_H - 6
             outlined = [t for t in layout.tiles if t.role == "discard" and t.outline]
             assert [(t.seat, t.tile) for t in outlined] == [(seat, tile)]
             assert layout.latest == (seat, len(view.seats[seat].discards) - 1)
@@ -773,7 +775,8 @@ def test_a_kept_part_is_never_pasted_for_a_moment_it_does_not_show() -> None:
     assembled from kept parts is the picture drawn afresh (parts forgotten) and mapped. A
     part kept under a key that misses something it shows is found again at a later moment
     that differs only there (a block drawn with the latest discard's outline in it, under a
-    key without it, fails)."""
+    key without it, fails; so do the header and the hand's area kept without the tiles'
+    western index, which alternates here)."""
     import renderer.table as table_module
 
     names = ("Alice", "Bo", "Cy", "Dolores")
@@ -782,9 +785,14 @@ def test_a_kept_part_is_never_pasted_for_a_moment_it_does_not_show() -> None:
             view = game_view(state, viewer)
             if viewer is not None and not state.occupied[viewer]:
                 continue
-            assembled = compose_indexed(view, names, western_index=True)
-            _draw_header.cache_clear()
-            _draw_block.cache_clear()
-            table_module._block_base.cache_clear()
-            whole = indexed(compose(view, names, western_index=True))
-            assert png(framed_png(assembled)).tobytes() == whole.tobytes(), (number, viewer)
+            for index in (number % 2 == 0, number % 2 == 1):
+                assembled = compose_indexed(view, names, western_index=index)
+                _draw_header.cache_clear()
+                _draw_block.cache_clear()
+                table_module._block_base.cache_clear()
+                whole = indexed(compose(view, names, western_index=index))
+                assert png(framed_png(assembled)).tobytes() == whole.tobytes(), (
+                    number,
+                    viewer,
+                    index,
+                )
