@@ -107,17 +107,14 @@ class Scene:
         self._outlines.clear()
 
 
-def draw_outline(
-    image: Image.Image, rect: Rect, color: Color | int, tile_w: int, dx: int = 0, dy: int = 0
-) -> None:
+def draw_outline(image: Image.Image, rect: Rect, color: Color | int, tile_w: int) -> None:
     """A tile's outline: around its face (``rect``) and its visible side, a little outside
     the tile, over whatever lies there. Stamped from a kept mask of the ring Pillow draws (one
     colour, no anti-aliasing: the same pixels wherever it goes), so on a palette image
-    ``color`` may be the colour's index, and the pixels are those of the RGB picture mapped;
-    ``dx``, ``dy`` shift it (a framed palette canvas, a piece of a picture)."""
+    ``color`` may be the colour's index, and the pixels are those of the RGB picture mapped."""
     x, y, w, h = rect
     pad = max(2, tile_w // 12)
-    image.paste(color, (x + dx - pad, y + dy - pad), _outline_mask(w, h, tile_w))  # type: ignore[arg-type]
+    image.paste(color, (x - pad, y - pad), _outline_mask(w, h, tile_w))  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=64)

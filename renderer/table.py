@@ -497,21 +497,27 @@ def compose(
     image.paste(_draw_header(parts.header), (0, 0))
     for pic, xy in parts.blocks:
         image.paste(_draw_block(pic), xy)
-    _outline_latest(image, layout, HIGHLIGHT)
+    _outline_latest(image, _lit(layout), HIGHLIGHT)
     _overlay(image, _overlay_picture(layout, marks, western_index, locale))
     return image
 
 
+Lit = tuple[tuple[TileBox, tuple[int, int]], ...]  # the latest discard and its block's corner
+
+
+def _lit(layout: TableLayout) -> Lit:
+    return tuple((b.latest, b.region[:2]) for b in layout.blocks if b.latest is not None)
+
+
 def _outline_latest(
-    image: Image.Image, layout: TableLayout, color: Color | int, dx: int = 0
+    image: Image.Image, lit: Lit, color: Color | int, dx: int = 0, dy: int = 0
 ) -> None:
     """The latest discard's outline, over its block as the block's own scene drew it
-    (outlines go over every tile: ``Scene.flush``); it lies inside the block's river."""
-    for block in layout.blocks:
-        if block.latest is not None:
-            x, y, w, h = block.latest.rect
-            bx, by = block.region[:2]
-            draw_outline(image, (x + bx, y + by, w, h), color, block.latest.width, dx)
+    (outlines go over every tile: ``Scene.flush``); it lies inside the block's river.
+    ``dx``, ``dy`` shift it (a framed palette canvas, a piece of a picture)."""
+    for box, (bx, by) in lit:
+        x, y, w, h = box.rect
+        draw_outline(image, (x + bx + dx, y + by + dy, w, h), color, box.width)
 
 
 def compose_indexed(
@@ -539,7 +545,7 @@ def compose_indexed(
     canvas.paste(_indexed_header(parts.header), (1, 0))
     for pic, (x, y) in parts.blocks:
         canvas.paste(_indexed_block(pic), (x + 1, y))
-    _outline_latest(canvas, layout, palette_index(HIGHLIGHT), dx=1)
+    _outline_latest(canvas, _lit(layout), palette_index(HIGHLIGHT), dx=1)
     regions = tuple(_overlay_regions(layout, locale))
     if not regions:
         return canvas
@@ -551,11 +557,7 @@ def compose_indexed(
         for pic, (x, y) in parts.blocks
         if any(_overlap(r, (x, y, *pic.size)) for r in regions)
     )
-    lit = tuple(
-        (b.latest, b.region[:2])
-        for b in layout.blocks
-        if b.latest is not None and any(xy == b.region[:2] for _, xy in under)
-    )
+    lit = tuple(pair for pair in _lit(layout) if any(xy == pair[1] for _, xy in under))
     over = _overlay_picture(layout, marks, western_index, locale)
     size = (layout.width, layout.height)
     for piece, (x, y) in _indexed_overlay(over, regions, size, header, under, lit):
@@ -570,7 +572,7 @@ def _indexed_overlay(
     size: tuple[int, int],
     header: HeaderPicture | None,
     under: tuple[tuple[BlockPicture, tuple[int, int]], ...],
-    lit: tuple[tuple[TileBox, tuple[int, int]], ...],
+    lit: Lit,
 ) -> tuple[tuple[Image.Image, tuple[int, int]], ...]:
     """The regions of a picture holding what ``over`` draws, mapped, with where each goes.
     Drawn in RGB only from the regions' top row down (the hand's area: the bottom fifth)."""
@@ -581,9 +583,7 @@ def _indexed_overlay(
         image.paste(_draw_header(header), (0, -top))
     for pic, (x, y) in under:
         image.paste(_draw_block(pic), (x, y - top))
-    for box, (bx, by) in lit:
-        x, y, w, h = box.rect
-        draw_outline(image, (x + bx, y + by - top, w, h), HIGHLIGHT, box.width)
+    _outline_latest(image, lit, HIGHLIGHT, dy=-top)
     _overlay(image, over, top)
     return tuple(
         (indexed(image.crop((x, y - top, x + w, y - top + h))), (x, y)) for x, y, w, h in regions
