@@ -720,6 +720,23 @@ def main(argv: list[str]) -> None:
         python = float(after) if after else None
         holders = os.environ.get("MAHJONG_MEMORY_HOLDERS", "")
         trace_memory(Path(os.environ["MAHJONG_MEMORY_TRACE"]), every, python, holders)
+    if os.environ.get("MAHJONG_TASK_DUMP"):  # FILE: on SIGUSR1, where every task waits
+        import asyncio as _aio
+        import signal as _signal
+
+        def dump(*_: Any) -> None:
+            with open(os.environ["MAHJONG_TASK_DUMP"], "w") as out:
+                for task in _aio.all_tasks(_aio.get_event_loop()):
+                    parts, coro = [], task.get_coro()
+                    while coro is not None:
+                        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
+                        if frame is None:
+                            break
+                        parts.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+                        coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
+                    out.write(f"{task.get_name()} | {' > '.join(parts)}\n")
+
+        _signal.signal(_signal.SIGUSR1, dump)
     import logging
 
     logging.basicConfig(

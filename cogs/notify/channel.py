@@ -81,6 +81,9 @@ class TableChannel:
         self._sent_png: dict[int, bytes] = {}  # table -> the picture its message shows
         self._below: dict[int, int] = {}  # table -> messages created below its table message
         self._reposted_deal: dict[int, int] = {}
+        # table -> posts below it asked for and not yet sent (a reveal drawing): the table's
+        # next picture, perhaps of the next deal already, goes below them.
+        self.posts_pending: dict[int, int] = {}
         self._lost: set[int] = set()  # tables whose channel failed: send nothing more
         self._own: set[int] = set()  # ids of our own posts, counted when sent
         self.failed_requests = 0
@@ -118,11 +121,15 @@ class TableChannel:
         *,
         summary: bool = False,
         spread: bool = False,
+        turn: list[float] | None = None,
     ) -> Any:
-        """One request for a table's channel: paced, and a lost channel told to the service."""
+        """One request for a table's channel: paced (in ``turn``, when the caller was
+        granted it already), and a lost channel told to the service."""
         if self.silent(table, summary=summary):
             raise ChannelLost
         try:
+            if turn is not None:
+                return await call()
             async with self.pacer.request(
                 ("channel", channel_id), priority, route=route, spread=spread
             ):
@@ -271,8 +278,9 @@ class TableChannel:
 
     async def until_editable(self, table: LiveTable) -> None:
         """Wait until the table's message may be edited (its channel's spread-out turn), less
-        the time a table picture takes to draw now, so that what is drawn next is the newest
-        state and ready when the turn comes (see ``Pacer.until_ready``)."""
+        the time a table picture takes to draw now: the turn ``show_table`` then waits for
+        in the global budget, drawing the newest state as it nears, comes with the picture
+        drawn (see ``Pacer.until_ready``)."""
         if table.message_id is None or self.silent(table):
             return
         await self.pacer.until_ready(
@@ -281,6 +289,60 @@ class TableChannel:
             route="edit",
             spread=True,
             ahead=self.pictures.expected("table"),
+        )
+
+    async def show_table(self, table: LiveTable) -> bool:
+        """Wait for the table message's turn in the global budget, drawing the table as it
+        stands when the turn is about a drawing's time away, and edit the message in that
+        turn (given back if nothing changed). Drawn first and then held for the turn
+        (seconds at 200 tables, where the table images share what the global budget
+        leaves), the picture had missed every move made meanwhile, and those waited for the
+        next edit: table staleness p50 6-7 s with each table edited every 5.4 s. Drawn in
+        the turn, holding it, the budget went unused while pictures drew: 37 edits a second
+        fell to 28 (``benchmarks/bot.py``, 200 tables at a member's pace). Drawn as the turn
+        nears (``Pacer.request(prepare=...)``), neither.
+
+        Returns False when a post asked for meanwhile (the reveal of the hand that just
+        ended) must go first: shown now, the next deal would come above its reveal. The
+        caller asks again; the post, waiting in the channel's order, goes meanwhile."""
+        if self.posts_pending.get(table.id):
+            return False
+        if table.message_id is None or self.silent(table) or self._repost_due(table):
+            await self.update_table(table, drawn=await self.draw_table(table))
+            return True
+        box: list[tuple[Picture, bytes] | None] = []
+
+        async def draw() -> None:
+            box.append(None if self.silent(table) else await self.draw_table(table))
+
+        with contextlib.suppress(ChannelLost):
+            async with self.pacer.request(
+                ("channel", table.channel_id),
+                TABLE,
+                route="edit",
+                spread=True,
+                prepare=draw,
+                ahead=lambda: self.pictures.expected("table"),
+            ) as turn:
+                drawn = box[0]
+                if self.posts_pending.get(table.id):
+                    self.pacer.give_back(turn)
+                    return False
+                if drawn is None:
+                    self.pacer.give_back(turn)
+                    return True
+                await self.update_table(table, drawn=drawn, turn=turn)
+        return True
+
+    def _repost_due(self, table: LiveTable, force: bool = False) -> bool:
+        """Whether the table's next update posts it anew below the posts under it (at most
+        once a deal, or once ``repost_after`` posts piled up)."""
+        below = self._below.get(table.id, 0)
+        state = table.state
+        return force or (
+            below > 0
+            and state is not None
+            and (self._reposted_deal.get(table.id) != state.deal or below >= self.repost_after)
         )
 
     async def draw_table(self, table: LiveTable) -> tuple[Picture, bytes] | None:
@@ -300,10 +362,27 @@ class TableChannel:
         *,
         force_repost: bool = False,
         drawn: tuple[Picture, bytes] | None = None,
+        turn: list[float] | None = None,
     ) -> None:
         """Show the table in its message: ``drawn`` (from ``draw_table``; the table may have
         moved on since, and the move that did so brings the next update), else its picture
-        now; post it anew when it is deleted, or below the posts under it."""
+        now; post it anew when it is deleted, or below the posts under it. ``turn``: an edit
+        turn the caller holds (given back unless the edit goes in it)."""
+        used = [False]
+        try:
+            await self._update_table(table, force_repost, drawn, turn, used)
+        finally:
+            if turn is not None and not used[0]:
+                self.pacer.give_back(turn)
+
+    async def _update_table(
+        self,
+        table: LiveTable,
+        force_repost: bool,
+        drawn: tuple[Picture, bytes] | None,
+        turn: list[float] | None,
+        used: list[bool],
+    ) -> None:
         state = table.state
         if state is None or self.silent(table):
             return
@@ -313,11 +392,7 @@ class TableChannel:
         again = table.status == "finished"
         view = None if again else Controls(table_view(table.id, locale=locale))
         shown = (embed.to_dict(), picture.key, controls_shown(view))
-        below = self._below.get(table.id, 0)
-        repost = force_repost or (
-            below > 0
-            and (self._reposted_deal.get(table.id) != state.deal or below >= self.repost_after)
-        )
+        repost = self._repost_due(table, force_repost)
         message_id = table.message_id
         if (
             message_id is not None
@@ -349,6 +424,7 @@ class TableChannel:
                         self._shown[("table", table.id)] = (message_id, shown)
                         return
                 message = channel.get_partial_message(message_id)
+                used[0] = True
                 try:
                     await self._request(
                         table,
@@ -357,12 +433,16 @@ class TableChannel:
                         lambda: message.edit(**kwargs),
                         "edit",
                         spread=True,
+                        turn=turn,
                     )
                     self._shown[("table", table.id)] = (message_id, shown)
                     self._sent_png[table.id] = png
                     return
                 except discord.NotFound:
                     pass  # deleted by someone: post it anew
+            if turn is not None and not used[0]:
+                used[0] = True
+                self.pacer.give_back(turn)  # not held while the post waits for its own
             kwargs = {"embed": embed, "file": self.pictures.attachment(picture, png)}
             if view is not None:
                 kwargs["view"] = view

@@ -149,21 +149,26 @@ class DiscordTableNotifier:
         )
 
     async def _table_now(self, table: LiveTable) -> None:
-        """Wait for the channel's turn to edit, draw, then take the table's place in the
-        channel's order (a notice or a reveal queued meanwhile does not wait for the
-        drawing). Drawn after the wait, and made when the drawing pool starts on it (not when
-        asked), the picture shows every move made until then."""
+        """Wait for the channel's own turn to edit, then take the table's place in the
+        channel's order, and there its turn in the global budget, in which the picture is
+        drawn and sent (``TableChannel.show_table``). Drawn in its turn, and made when the
+        drawing pool starts on it (not when asked), the picture shows every move made until
+        then."""
         await self.channel.until_editable(table)
-        drawn = await self.channel.draw_table(table)
-        await self._in_order(table, self.channel.update_table(table, drawn=drawn))
+        shown: list[bool] = []
+
+        async def show() -> None:
+            shown.append(await self.channel.show_table(table))
+
+        await self._in_order(table, show())
+        if not shown[0]:
+            self._table_soon(table)  # after the posts that went first
 
     async def table_notice(self, table: LiveTable, line: str) -> None:
         """A change of seat (a timeout, a player leaving): its own message in the channel, so
         it is not lost among the moves scrolling through the table's log."""
         await self.table_changed(table, line)
-        self.pacer.spawn(
-            self._in_order(table, self.channel.post(table, content=line)), f"notice-{table.id}"
-        )
+        self._post_soon(table, self.channel.post(table, content=line), f"notice-{table.id}")
 
     async def hand_changed(self, table: LiveTable, seat: int) -> None:
         self.dms.changed(table, seat)
@@ -171,9 +176,8 @@ class DiscordTableNotifier:
 
     async def hand_finished(self, table: LiveTable, result: HandResult) -> None:
         self.dms.hand_over_at[table.id] = time.time()
-        self.pacer.spawn(
-            self._in_order(table, self.channel.post_reveal(table, result)),
-            f"reveal-{table.id}-{result.number}",
+        self._post_soon(
+            table, self.channel.post_reveal(table, result), f"reveal-{table.id}-{result.number}"
         )
 
     async def game_finished(self, table: LiveTable) -> None:
@@ -314,6 +318,23 @@ class DiscordTableNotifier:
             self.channel.message_created(table, message)
 
     # -- helpers -------------------------------------------------------------------------------
+    def _post_soon(self, table: LiveTable, post: Any, name: str) -> None:
+        """A post below the table, in the channel's order, told to the channel meanwhile: a
+        table update whose turn comes while it waits lets it go first (see
+        ``TableChannel.show_table``)."""
+        pending = self.channel.posts_pending
+        pending[table.id] = pending.get(table.id, 0) + 1
+
+        async def post_then_count() -> None:
+            try:
+                await self._in_order(table, post)
+            finally:
+                pending[table.id] -= 1
+                if not pending[table.id]:
+                    del pending[table.id]
+
+        self.pacer.spawn(post_then_count(), name)
+
     async def _in_order(self, table: LiveTable, post: Any) -> None:
         """Channel posts of a table go out in the order they were asked for (a reveal takes
         longer to draw than the standings that follow it)."""

@@ -26,6 +26,10 @@ than that allows, so every update goes through a :class:`Pacer`:
   are left, cosmetic work not when a quarter or less are, so a prompt asked for a moment
   later still finds room. While jobs wait they coalesce further, so the bot slows its table
   edits by itself as the number of tables grows and stays under the budget.
+- **Prepared as the turn nears.** A table image is drawn when its turn in the global
+  budget is about a drawing's time away (``request(..., prepare=...)``), not before it
+  waits: drawn first, it missed every move made during the wait (seconds at 200 tables).
+  It keeps its place while it draws, and the requests behind it go meanwhile.
 - **Giving way.** A coalesced job's request waiting for its turn with ``supersede=True``
   stops waiting when the job is asked again urgently (:class:`Superseded`): it runs again at once
   with the newest state, keeping its place in the queue, and what it would have sent (out
@@ -111,6 +115,11 @@ class _Waiter:
     since: float = field(compare=False, default=0.0)  # when it began to wait
     spread: bool = field(compare=False, default=False)  # evenly after the bucket's last request
     stamp: list[float] = field(compare=False, default_factory=lambda: [0.0])
+    # With ``prepare``: set when its turn is ``ahead`` seconds away, and it keeps its place
+    # but is not granted until ``ready`` (what it sends is being made).
+    near: asyncio.Future[None] | None = field(compare=False, default=None)
+    ahead: Callable[[], float] = field(compare=False, default=lambda: 0.0)
+    ready: bool = field(compare=False, default=True)
 
 
 @dataclass
@@ -197,26 +206,53 @@ class Pacer:
         supersede: bool = False,
         keep: int | None = None,
         spread: bool = False,
-    ) -> AsyncIterator[None]:
-        """``async with pacer.request(channel):`` around one request to Discord: waits for
-        its turn, and counts it against the channel until it has been answered.
+        prepare: Callable[[], Awaitable[Any]] | None = None,
+        ahead: Callable[[], float] = lambda: 0.0,
+    ) -> AsyncIterator[list[float]]:
+        """``async with pacer.request(channel) as turn:`` around one request to Discord:
+        waits for its turn, and counts it against the channel until it has been answered
+        (``give_back(turn)`` when nothing was sent after all).
         ``supersede``: inside a coalesced job, raise :class:`Superseded` instead of waiting
         on once the job is asked again urgently (what it would send is out of date; a prompt
         for the same seat must not queue behind it). ``keep``: slots of the channel's budget
         to leave free (default: the level's, :data:`KEEP`). ``spread``: no sooner after the
-        bucket's last request than an even share of its window (see :meth:`_channel_wait`)."""
+        bucket's last request than an even share of its window (see :meth:`_channel_wait`).
+        ``prepare``: awaited once the turn is about ``ahead()`` seconds away (the picture
+        the request sends, drawn then: it shows the newest state, and no turn is held while
+        it is drawn); the request keeps its place meanwhile and is granted once it is done.
+        How near a turn is, is reckoned while the global budget has room (when it has none
+        the waiters are not looked at, see ``_dispatch``): at 200 tables a slot frees every
+        few hundredths of a second; a request asked for in a second whose budget is spent
+        is prepared when the next slot frees."""
         job = _JOB.get() if supersede else None
         stamp = await self._turn(
-            channel, priority, route, counted, hold=True, job=job, keep=keep, spread=spread
+            channel,
+            priority,
+            route,
+            counted,
+            hold=True,
+            job=job,
+            keep=keep,
+            spread=spread,
+            prepare=prepare,
+            ahead=ahead,
         )
         token = GRANTED.set(True)
         try:
-            yield
+            yield stamp
         finally:
             GRANTED.reset(token)
-            stamp[0] = asyncio.get_running_loop().time()
+            if stamp[0] != -math.inf:  # given back: counts nowhere
+                stamp[0] = asyncio.get_running_loop().time()
             if self._wake is not None:
                 self._wake.set()  # a slot held in flight may free a waiter
+
+    def give_back(self, turn: list[float]) -> None:
+        """A turn granted by ``request`` that sent nothing (what it was for turned out not
+        to need a request): it counts against no budget, and the next waiter may take it."""
+        turn[0] = -math.inf
+        if self._wake is not None:
+            self._wake.set()
 
     async def turn(
         self,
@@ -247,6 +283,8 @@ class Pacer:
         job: _Job | None = None,
         keep: int | None = None,
         spread: bool = False,
+        prepare: Callable[[], Awaitable[Any]] | None = None,
+        ahead: Callable[[], float] = lambda: 0.0,
     ) -> list[float]:
         loop = asyncio.get_running_loop()
         bucket, keep = _budget(channel, route, priority, keep)
@@ -262,12 +300,21 @@ class Pacer:
             keep=keep,
             since=loop.time(),
             spread=spread,
+            near=None if prepare is None else loop.create_future(),
+            ahead=ahead,
+            ready=prepare is None,
         )
         heapq.heappush(self._waiting, waiter)
         self._ensure_dispatcher()
         assert self._wake is not None
         self._wake.set()
         try:
+            if prepare is not None:
+                assert waiter.near is not None
+                await waiter.near
+                await prepare()
+                waiter.ready = True
+                self._wake.set()
             if job is not None:
                 newer = asyncio.ensure_future(job.newer.wait())
                 try:
@@ -280,7 +327,7 @@ class Pacer:
                     raise Superseded
                 job.seq = None
             await waiter.future
-        except asyncio.CancelledError:
+        except BaseException:  # cancelled, or ``prepare`` failed: the place is given up
             if not waiter.future.done():
                 waiter.future.cancel()
             elif not waiter.future.cancelled():
@@ -305,7 +352,8 @@ class Pacer:
         (1.3 s), a table's picture missed every move made meanwhile, and those waited for
         the next edit, 2.6 s in all (table staleness p99 2.6 s at 20 tables,
         ``benchmarks/bot.py``). ``ahead``: how long the drawing is expected to take, so that
-        it is done when the turn comes rather than begun then."""
+        it is done when the turn comes rather than begun then. (The global budget's turn is
+        waited for after, by ``request(..., prepare=...)``, which draws when it is near.)"""
         loop = asyncio.get_running_loop()
         bucket, keep = _budget(channel, route, priority, keep)
         while (wait := self._channel_wait(bucket, keep, loop.time(), spread)) > ahead:
@@ -428,6 +476,8 @@ class Pacer:
             # once, not once per waiter (hundreds wait at 200 tables; it was a fifth of the
             # bot's time at 50, by py-spy).
             global_waits: dict[int, float] = {}
+            queued = 0  # counted requests before this one in the order, waiting for the budget
+            rate = self._allowed() / (self.global_window + self.global_margin)
             kept: list[_Waiter] = []
             candidates: list[_Waiter] = self._waiting
             if room <= 0:
@@ -444,7 +494,24 @@ class Pacer:
                     continue
                 wait = self._channel_wait(waiter.channel, waiter.keep, now, waiter.spread)
                 reserve = self._reserve(self._level(waiter, now))
+                if not waiter.ready:
+                    # Being prepared, or to be once its turn is near: it keeps its place,
+                    # and those after it go meanwhile. Its turn comes once the requests
+                    # before it had theirs, at about the budget's rate.
+                    kept.append(waiter)
+                    queued += waiter.counted
+                    near = waiter.near
+                    if near is not None and not near.done():
+                        eta = max(wait, max(0, queued + reserve - room) / rate)
+                        ahead = waiter.ahead()
+                        if eta > ahead:
+                            sleep = min(sleep, max(eta - ahead, 0.001))
+                        else:
+                            near.set_result(None)
+                    continue
+                by_budget = False  # turned away by the global budget, not its channel's
                 if wait <= 0 and waiter.counted and (blocked_at is not None or room <= reserve):
+                    by_budget = True
                     # Served in priority order: nobody behind overtakes for a global slot,
                     # and a lower level leaves its reserve to the levels above it.
                     if blocked_at is None:
@@ -457,6 +524,7 @@ class Pacer:
                 if wait > 0:
                     kept.append(waiter)
                     sleep = min(sleep, wait)
+                    queued += by_budget
                     continue
                 waiter.stamp[0] = math.inf if waiter.hold else now
                 if waiter.counted:

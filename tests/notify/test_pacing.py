@@ -473,3 +473,96 @@ async def test_waiting_with_the_drawing_time_ahead_returns_that_much_sooner() ->
     await pacer.until_ready("table", TABLE, route="edit", spread=True, ahead=0.3)
     assert loop.time() >= answered + 2.0 / 4 - 0.3 - 1e-9
     await pacer.close()
+
+
+async def test_a_prepared_request_is_made_when_its_turn_is_near_and_holds_no_slot_meanwhile() -> (
+    None
+):
+    """``prepare`` (a table's picture) runs once the request's turn is ``ahead`` away, not
+    when it is asked for: what it makes is the newest state. The request keeps its place
+    while it is prepared, a request behind it goes meanwhile (no slot is held for a
+    drawing), and it is granted once prepared; the budget holds throughout."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=100, window=1, global_rate=3)
+    grants: list[tuple[float, str]] = []
+    prepared: list[float] = []
+    drawn = asyncio.Event()
+
+    async def prepare() -> None:
+        prepared.append(loop.time())
+        await drawn.wait()
+
+    async def table() -> None:
+        async with pacer.request("t", TABLE, prepare=prepare, ahead=lambda: 0.2):
+            grants.append((loop.time(), "t"))
+
+    async def plain(channel: str) -> None:
+        await pacer.turn(channel, TABLE)
+        grants.append((loop.time(), channel))
+
+    began = loop.time()
+    first = [asyncio.create_task(plain(f"c{i}")) for i in range(3)]  # the second's budget
+    await asyncio.gather(*first)
+    asked = asyncio.create_task(table())
+    await asyncio.sleep(0)
+    behind = asyncio.create_task(plain("after"))
+    await behind  # granted once the budget frees, while the table is still being prepared
+    assert prepared and not drawn.is_set()
+    # Not made while its turn was a second away; made when it came near.
+    assert prepared[0] >= began + 1.0 - 0.2 - 1e-9
+    drawn.set()
+    await asyncio.wait_for(asked, 5)
+    order = [name for _, name in grants]
+    assert order == ["c0", "c1", "c2", "after", "t"]
+    assert _most_in_window([t for t, _ in grants], 1.0) <= 3
+    await pacer.close()
+
+
+async def test_a_prepared_request_keeps_its_place_ahead_of_later_ones() -> None:
+    """Prepared before its turn came, a request goes before those asked for after it. (The
+    budget has two slots left, which a table image leaves to prompts: its turn is near,
+    it is prepared at once, and waits with its place kept.)"""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=100, window=1, global_rate=20)
+    order: list[str] = []
+    prepared = asyncio.Event()
+
+    async def prepare() -> None:
+        prepared.set()
+
+    async def table() -> None:
+        async with pacer.request("t", TABLE, prepare=prepare, ahead=lambda: 0.5):
+            order.append("t")
+
+    async def plain(channel: str) -> None:
+        await pacer.turn(channel, TABLE)
+        order.append(channel)
+
+    await asyncio.gather(*(plain(f"c{i}") for i in range(18)))  # room for prompts only
+    spent = loop.time()
+    tasks = [asyncio.create_task(table())]
+    await asyncio.wait_for(prepared.wait(), 5)
+    assert loop.time() < spent + 0.5  # made while the budget was still spent
+    tasks += [asyncio.create_task(plain(f"later{i}")) for i in range(2)]
+    await asyncio.gather(*tasks)
+    assert order[18:] == ["t", "later0", "later1"]
+    await pacer.close()
+
+
+async def test_a_turn_given_back_counts_against_no_budget() -> None:
+    """A turn granted for an edit that turned out to change nothing is given back: the
+    global budget and the channel's take the next requests at once."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=5, window=1, global_rate=2)
+    for _ in range(2):
+        async with pacer.request("c", TABLE, route="edit") as turn:
+            pacer.give_back(turn)
+    began = loop.time()
+    for _ in range(2):
+        async with pacer.request("c", TABLE, route="edit"):
+            pass
+    assert loop.time() - began < 0.5  # not a second's wait for the budget
+    async with pacer.request("d", NORMAL):  # now the second's budget is spent
+        pass
+    assert loop.time() - began >= 1.0
+    await pacer.close()
