@@ -31,7 +31,7 @@ from bot.service.privacy import names_of, public_view, reveal_view
 from cogs.common import picture_file
 from cogs.controls import Controls, lobby_view, table_view
 from cogs.notify.let_go import LetGo
-from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer
+from cogs.notify.pacing import LOW, NORMAL, TABLE, Pacer, Turn
 from cogs.notify.pictures import Pictures
 from cogs.notify.seat import Picture, controls_shown
 from cogs.notify.words import (
@@ -121,7 +121,7 @@ class TableChannel:
         *,
         summary: bool = False,
         spread: bool = False,
-        turn: list[float] | None = None,
+        turn: Turn | None = None,
     ) -> Any:
         """One request for a table's channel: paced (in ``turn``, when the caller was
         granted it already), and a lost channel told to the service."""
@@ -326,7 +326,7 @@ class TableChannel:
             ) as turn:
                 drawn = box[0]
                 if self.posts_pending.get(table.id):
-                    self.pacer.give_back(turn)
+                    self.pacer.give_back(turn, keep_place=True)
                     return False
                 if drawn is None:
                     self.pacer.give_back(turn)
@@ -362,7 +362,7 @@ class TableChannel:
         *,
         force_repost: bool = False,
         drawn: tuple[Picture, bytes] | None = None,
-        turn: list[float] | None = None,
+        turn: Turn | None = None,
     ) -> None:
         """Show the table in its message: ``drawn`` (from ``draw_table``; the table may have
         moved on since, and the move that did so brings the next update), else its picture
@@ -380,7 +380,7 @@ class TableChannel:
         table: LiveTable,
         force_repost: bool,
         drawn: tuple[Picture, bytes] | None,
-        turn: list[float] | None,
+        turn: Turn | None,
         used: list[bool],
     ) -> None:
         state = table.state

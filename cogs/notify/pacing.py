@@ -122,6 +122,9 @@ class _Waiter:
     ready: bool = field(compare=False, default=True)
 
 
+Turn = _Waiter  # what ``request`` grants: ``give_back`` takes it
+
+
 @dataclass
 class _Job:
     work: Work
@@ -224,22 +227,23 @@ class Pacer:
         the waiters are not looked at, see ``_dispatch``): at 200 tables a slot frees every
         few hundredths of a second; a request asked for in a second whose budget is spent
         is prepared when the next slot frees."""
-        job = _JOB.get() if supersede else None
-        stamp = await self._turn(
+        waiter = await self._turn(
             channel,
             priority,
             route,
             counted,
             hold=True,
-            job=job,
+            job=_JOB.get(),
+            supersede=supersede,
             keep=keep,
             spread=spread,
             prepare=prepare,
             ahead=ahead,
         )
+        stamp = waiter.stamp
         token = GRANTED.set(True)
         try:
-            yield stamp
+            yield waiter
         finally:
             GRANTED.reset(token)
             if stamp[0] != -math.inf:  # given back: counts nowhere
@@ -247,10 +251,16 @@ class Pacer:
             if self._wake is not None:
                 self._wake.set()  # a slot held in flight may free a waiter
 
-    def give_back(self, turn: list[float]) -> None:
+    def give_back(self, turn: Turn, *, keep_place: bool = False) -> None:
         """A turn granted by ``request`` that sent nothing (what it was for turned out not
-        to need a request): it counts against no budget, and the next waiter may take it."""
-        turn[0] = -math.inf
+        to need a request): it counts against no budget, and the next waiter may take it.
+        ``keep_place``: the coalesced job running it asks again with the same place in the
+        queue (it gave way to something that must go first; a new place would be behind
+        every table)."""
+        turn.stamp[0] = -math.inf
+        job = _JOB.get()
+        if keep_place and job is not None:
+            job.seq = turn.seq
         if self._wake is not None:
             self._wake.set()
 
@@ -270,7 +280,7 @@ class Pacer:
         them apart (discord/discord-api-docs#1442, #8073: each still had ``limit - 1`` left
         after the other); sharing one budget gave a busy DM half the room it has.
         ``counted`` False: an interaction-token request, outside the global budget."""
-        return await self._turn(channel, priority, route, counted, hold=False)
+        return (await self._turn(channel, priority, route, counted, hold=False)).stamp
 
     async def _turn(
         self,
@@ -281,11 +291,12 @@ class Pacer:
         *,
         hold: bool,
         job: _Job | None = None,
+        supersede: bool = False,
         keep: int | None = None,
         spread: bool = False,
         prepare: Callable[[], Awaitable[Any]] | None = None,
         ahead: Callable[[], float] = lambda: 0.0,
-    ) -> list[float]:
+    ) -> _Waiter:
         loop = asyncio.get_running_loop()
         bucket, keep = _budget(channel, route, priority, keep)
         future = loop.create_future()
@@ -315,7 +326,7 @@ class Pacer:
                 await prepare()
                 waiter.ready = True
                 self._wake.set()
-            if job is not None:
+            if job is not None and supersede:
                 newer = asyncio.ensure_future(job.newer.wait())
                 try:
                     await asyncio.wait((future, newer), return_when=asyncio.FIRST_COMPLETED)
@@ -325,15 +336,16 @@ class Pacer:
                     future.cancel()
                     job.seq = seq
                     raise Superseded
-                job.seq = None
             await waiter.future
+            if job is not None:
+                job.seq = None  # its place is used
         except BaseException:  # cancelled, or ``prepare`` failed: the place is given up
             if not waiter.future.done():
                 waiter.future.cancel()
             elif not waiter.future.cancelled():
                 waiter.stamp[0] = loop.time()  # granted, never sent: no slot held forever
             raise
-        return waiter.stamp
+        return waiter
 
     async def until_ready(
         self,

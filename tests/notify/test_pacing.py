@@ -566,3 +566,34 @@ async def test_a_turn_given_back_counts_against_no_budget() -> None:
         pass
     assert loop.time() - began >= 1.0
     await pacer.close()
+
+
+async def test_a_turn_given_back_to_let_something_go_first_keeps_the_job_s_place() -> None:
+    """A table's update whose turn came while a post had to go first gives the turn back
+    and asks again: its job keeps its place in the queue, ahead of those asked for after
+    it (with a new place it went behind every table waiting, a whole round later)."""
+    pacer = Pacer(per_channel=100, window=1, global_rate=1)
+    await pacer.turn("spent", NORMAL)  # the second's budget is spent
+    sent: list[str] = []
+    gave_way = [False]
+
+    async def update() -> None:
+        async with pacer.request("t", TABLE) as turn:
+            if not gave_way[0]:
+                gave_way[0] = True
+                pacer.give_back(turn, keep_place=True)
+                pacer.coalesce("table", update)  # asks again, after the post
+                return
+            sent.append("t")
+
+    async def plain(channel: str) -> None:
+        await pacer.turn(channel, TABLE)
+        sent.append(channel)
+
+    pacer.coalesce("table", update)
+    await asyncio.sleep(0)
+    others = [asyncio.create_task(plain(c)) for c in ("x", "y")]
+    await asyncio.gather(*others)
+    await pacer.drain()
+    assert gave_way[0] and sent == ["t", "x", "y"]
+    await pacer.close()
