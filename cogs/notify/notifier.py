@@ -323,14 +323,16 @@ class DiscordTableNotifier:
         table update whose turn comes while it waits lets it go first (see
         ``TableChannel.show_table``)."""
         pending = self.channel.posts_pending
-        pending[table.id] = pending.get(table.id, 0) + 1
+        deal = table.state.deal if table.state is not None else 0
+        pending.setdefault(table.id, []).append(deal)
 
         async def post_then_count() -> None:
             try:
                 await self._in_order(table, post)
             finally:
-                pending[table.id] -= 1
-                if not pending[table.id]:
+                deals = pending[table.id]
+                deals.remove(deal)
+                if not deals:
                     del pending[table.id]
 
         self.pacer.spawn(post_then_count(), name)
