@@ -55,6 +55,7 @@ import logging
 import os
 import random
 import re
+import shutil
 import signal
 import sqlite3
 import sys
@@ -684,7 +685,18 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     result["uploads_per_move"] = _round(uploads / moves, 2) if moves else None
     for key in ("_requests", "_callbacks"):
         result.pop(key)
+    _tidy(folder, args)
     return result
+
+
+def _tidy(folder: Path, args: argparse.Namespace) -> None:
+    """A run's folder (the database, the trace, the bot's log) goes once the run is measured,
+    unless ``--keep`` (a failed run leaves it, to read its log): a benchmark run a few
+    dozen times in a session left a gigabyte in /tmp."""
+    if args.keep:
+        say(args, f"  kept: {folder}")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def stop_players(stop: asyncio.Event, tasks: list[asyncio.Task[Any]]) -> None:
@@ -864,6 +876,7 @@ async def restart(count: int, args: argparse.Namespace) -> dict[str, Any]:
                     break
         finally:
             await bot.stop()
+    _tidy(folder, args)
     return {
         "restart_tables": opened,
         "restart_events": events,
@@ -986,6 +999,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-render", action="store_true", help="stub the drawing out")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep each run's folder (database, trace, log)"
+    )
     parser.add_argument("--burst", type=int, default=0, metavar="N")
     parser.add_argument("--restart", type=int, default=0, metavar="N")
     parser.add_argument(
