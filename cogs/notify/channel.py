@@ -129,7 +129,12 @@ class TableChannel:
             raise ChannelLost
         try:
             if turn is not None:
-                return await call()
+                try:
+                    return await call()
+                finally:
+                    # Answered: counted from now, not held while what follows a failure
+                    # (posting the table anew, telling the service) waits for turns of its own.
+                    self.pacer.answered(turn)
             async with self.pacer.request(
                 ("channel", channel_id), priority, route=route, spread=spread
             ):

@@ -177,7 +177,10 @@ class DiscordTableNotifier:
     async def hand_finished(self, table: LiveTable, result: HandResult) -> None:
         self.dms.hand_over_at[table.id] = time.time()
         self._post_soon(
-            table, self.channel.post_reveal(table, result), f"reveal-{table.id}-{result.number}"
+            table,
+            self.channel.post_reveal(table, result),
+            f"reveal-{table.id}-{result.number}",
+            deal=result.number,  # its hand's deal (settled late, the next may be dealt)
         )
 
     async def game_finished(self, table: LiveTable) -> None:
@@ -318,12 +321,13 @@ class DiscordTableNotifier:
             self.channel.message_created(table, message)
 
     # -- helpers -------------------------------------------------------------------------------
-    def _post_soon(self, table: LiveTable, post: Any, name: str) -> None:
+    def _post_soon(self, table: LiveTable, post: Any, name: str, deal: int | None = None) -> None:
         """A post below the table, in the channel's order, told to the channel meanwhile: a
         table update whose turn comes while it waits lets it go first (see
         ``TableChannel.show_table``)."""
         pending = self.channel.posts_pending
-        deal = table.state.deal if table.state is not None else 0
+        if deal is None:
+            deal = table.state.deal if table.state is not None else 0
         pending.setdefault(table.id, []).append(deal)
 
         async def post_then_count() -> None:

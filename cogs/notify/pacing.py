@@ -211,7 +211,7 @@ class Pacer:
         spread: bool = False,
         prepare: Callable[[], Awaitable[Any]] | None = None,
         ahead: Callable[[], float] = lambda: 0.0,
-    ) -> AsyncIterator[list[float]]:
+    ) -> AsyncIterator[Turn]:
         """``async with pacer.request(channel) as turn:`` around one request to Discord:
         waits for its turn, and counts it against the channel until it has been answered
         (``give_back(turn)`` when nothing was sent after all).
@@ -246,10 +246,18 @@ class Pacer:
             yield waiter
         finally:
             GRANTED.reset(token)
-            if stamp[0] != -math.inf:  # given back: counts nowhere
+            if stamp[0] == math.inf:  # not given back (counts nowhere) nor answered already
                 stamp[0] = asyncio.get_running_loop().time()
             if self._wake is not None:
                 self._wake.set()  # a slot held in flight may free a waiter
+
+    def answered(self, turn: Turn) -> None:
+        """The request sent in ``turn`` was answered (before ``request``'s block ends): it
+        counts from now, not as in flight while the block goes on."""
+        if turn.stamp[0] == math.inf:
+            turn.stamp[0] = asyncio.get_running_loop().time()
+            if self._wake is not None:
+                self._wake.set()
 
     def give_back(self, turn: Turn, *, keep_place: bool = False) -> None:
         """A turn granted by ``request`` that sent nothing (what it was for turned out not
@@ -300,7 +308,11 @@ class Pacer:
         loop = asyncio.get_running_loop()
         bucket, keep = _budget(channel, route, priority, keep)
         future = loop.create_future()
-        seq = job.seq if job is not None and job.seq is not None else next(self._seq)
+        # A kept place (``Superseded``, ``give_back(keep_place=True)``) goes to the job's next
+        # request of the same kind: one that gives way, or one prepared (not a DM's look-up
+        # of its channel, nor whatever a task spawned from the job asks for).
+        keeps = job is not None and (supersede or prepare is not None)
+        seq = job.seq if keeps and job.seq is not None else next(self._seq)
         waiter = _Waiter(
             priority,
             seq,
@@ -337,7 +349,7 @@ class Pacer:
                     job.seq = seq
                     raise Superseded
             await waiter.future
-            if job is not None:
+            if keeps and job is not None:
                 job.seq = None  # its place is used
         except BaseException:  # cancelled, or ``prepare`` failed: the place is given up
             if not waiter.future.done():

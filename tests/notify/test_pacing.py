@@ -506,7 +506,7 @@ async def test_a_prepared_request_is_made_when_its_turn_is_near_and_holds_no_slo
     asked = asyncio.create_task(table())
     await asyncio.sleep(0)
     behind = asyncio.create_task(plain("after"))
-    await behind  # granted once the budget frees, while the table is still being prepared
+    await asyncio.wait_for(behind, 5)  # granted when the budget frees, the table still drawing
     assert prepared and not drawn.is_set()
     # Not made while its turn was a second away; made when it came near.
     assert prepared[0] >= began + 1.0 - 0.2 - 1e-9
@@ -577,8 +577,12 @@ async def test_a_turn_given_back_to_let_something_go_first_keeps_the_job_s_place
     sent: list[str] = []
     gave_way = [False]
 
+    async def draw() -> None:
+        pass
+
     async def update() -> None:
-        async with pacer.request("t", TABLE) as turn:
+        prepare = draw if gave_way[0] else None  # asked again: drawn as its turn nears
+        async with pacer.request("t", TABLE, prepare=prepare) as turn:
             if not gave_way[0]:
                 gave_way[0] = True
                 pacer.give_back(turn, keep_place=True)
@@ -595,5 +599,51 @@ async def test_a_turn_given_back_to_let_something_go_first_keeps_the_job_s_place
     others = [asyncio.create_task(plain(c)) for c in ("x", "y")]
     await asyncio.gather(*others)
     await pacer.drain()
-    assert gave_way[0] and sent == ["t", "x", "y"]
+    # The slot given back goes to x while the table draws again; then the table, with its
+    # old place, goes before y (with a new one it went after y).
+    assert gave_way[0] and sent == ["x", "t", "y"]
+    await pacer.close()
+
+
+async def test_a_prepared_request_waits_while_its_turn_is_further_than_its_drawing() -> None:
+    """With ten requests before it waiting for the budget (the table images' reserve left to
+    prompts), a table's turn is over half a second away: its drawing (0.2 s) does not start
+    then, only once the budget frees and its turn is near."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=100, window=1, global_rate=20)
+    prepared: list[float] = []
+
+    async def prepare() -> None:
+        prepared.append(loop.time())
+
+    async def table() -> None:
+        async with pacer.request("t", TABLE, prepare=prepare, ahead=lambda: 0.2):
+            pass
+
+    await asyncio.gather(*(pacer.turn(f"c{i}", TABLE) for i in range(18)))  # 2 left: reserve
+    spent = loop.time()
+    before = [asyncio.create_task(pacer.turn(f"b{i}", TABLE)) for i in range(10)]
+    await asyncio.sleep(0)
+    asked = asyncio.create_task(table())
+    await asyncio.sleep(0.3)
+    assert not prepared  # 11 turns away at ~19 a second: not yet
+    await asyncio.wait_for(asyncio.gather(*before, asked), 5)
+    assert prepared[0] >= spent + 0.8
+    await pacer.close()
+
+
+async def test_a_request_answered_before_its_block_ends_holds_no_slot() -> None:
+    """A table's edit that found its message deleted posts it anew inside the edit's block:
+    the edit, answered, counts from its answer, and the post gets a turn of its own (held
+    as in flight, the one slot of the budget waited for itself for ever)."""
+    pacer = Pacer(per_channel=100, window=0.2, global_rate=1)
+    pacer.global_window = 0.2
+
+    async def edit_then_post() -> None:
+        async with pacer.request("t", TABLE, route="edit") as turn:
+            pacer.answered(turn)  # the edit's 404
+            async with pacer.request("t", NORMAL):  # the table posted anew
+                pass
+
+    await asyncio.wait_for(edit_then_post(), 5)
     await pacer.close()
