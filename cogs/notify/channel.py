@@ -560,3 +560,4 @@ class TableChannel:
         self._shown.pop(("table", table_id), None)
         self._sent_png.pop(table_id, None)
         self._shown.pop(("summary", table_id), None)
+        self.posts_pending.pop(table_id, None)

@@ -334,10 +334,11 @@ class DiscordTableNotifier:
             try:
                 await self._in_order(table, post)
             finally:
-                deals = pending[table.id]
-                deals.remove(deal)
+                deals = pending.get(table.id, [])  # none once the table was let go of
+                if deal in deals:
+                    deals.remove(deal)
                 if not deals:
-                    del pending[table.id]
+                    pending.pop(table.id, None)
 
         self.pacer.spawn(post_then_count(), name)
 
