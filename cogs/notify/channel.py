@@ -19,6 +19,7 @@ paused nothing is sent to its channel.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -315,21 +316,16 @@ class TableChannel:
         if table.message_id is None or self.silent(table) or self._repost_due(table):
             await self.update_table(table, drawn=await self.draw_table(table))
             return True
-        box: list[tuple[Picture, bytes] | None] = []
-
-        async def draw() -> None:
-            box.append(None if self.silent(table) else await self.draw_table(table))
-
         with contextlib.suppress(ChannelLost):
             async with self.pacer.request(
                 ("channel", table.channel_id),
                 TABLE,
                 route="edit",
                 spread=True,
-                prepare=draw,
+                prepare=functools.partial(self.draw_table, table),
                 ahead=lambda: self.pictures.expected("table"),
             ) as turn:
-                drawn = box[0]
+                drawn = turn.prepared
                 if self._post_first(table):
                     self.pacer.give_back(turn, keep_place=True)
                     return False
@@ -383,13 +379,12 @@ class TableChannel:
         """Show the table in its message: ``drawn`` (from ``draw_table``; the table may have
         moved on since, and the move that did so brings the next update), else its picture
         now; post it anew when it is deleted, or below the posts under it. ``turn``: an edit
-        turn the caller holds (given back unless the edit goes in it)."""
-        used = [False]
+        turn the caller holds (given back unless the edit went in it)."""
         try:
-            await self._update_table(table, force_repost, drawn, turn, used)
+            await self._update_table(table, force_repost, drawn, turn)
         finally:
-            if turn is not None and not used[0]:
-                self.pacer.give_back(turn)
+            if turn is not None:
+                self.pacer.give_back(turn)  # nothing if the edit went in it
 
     async def _update_table(
         self,
@@ -397,7 +392,6 @@ class TableChannel:
         force_repost: bool,
         drawn: tuple[Picture, bytes] | None,
         turn: Turn | None,
-        used: list[bool],
     ) -> None:
         state = table.state
         if state is None or self.silent(table):
@@ -440,7 +434,6 @@ class TableChannel:
                         self._shown[("table", table.id)] = (message_id, shown)
                         return
                 message = channel.get_partial_message(message_id)
-                used[0] = True
                 try:
                     await self._request(
                         table,
@@ -456,8 +449,7 @@ class TableChannel:
                     return
                 except discord.NotFound:
                     pass  # deleted by someone: post it anew
-            if turn is not None and not used[0]:
-                used[0] = True
+            if turn is not None:
                 self.pacer.give_back(turn)  # not held while the post waits for its own
             kwargs = {"embed": embed, "file": self.pictures.attachment(picture, png)}
             if view is not None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 import discord
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMOJI_WAITS, EMOJI_WAIT_SECONDS = 12, 5.0  # a process waiting for another's emoji upload
+T = TypeVar("T")
 CLAIM_WORDS = {"chow": "Chow", "pung": "Pung", "kong": "Kong", "mahjong": "Mah-Jongg"}
 
 
@@ -155,13 +157,7 @@ class DiscordTableNotifier:
         drawing pool starts on it (not when asked), the picture shows every move made until
         then."""
         await self.channel.until_editable(table)
-        shown: list[bool] = []
-
-        async def show() -> None:
-            shown.append(await self.channel.show_table(table))
-
-        await self._in_order(table, show())
-        if not shown[0]:
+        if not await self._in_order(table, self.channel.show_table(table)):
             self._table_soon(table)  # after the posts that went first
 
     async def table_notice(self, table: LiveTable, line: str) -> None:
@@ -342,12 +338,12 @@ class DiscordTableNotifier:
 
         self.pacer.spawn(post_then_count(), name)
 
-    async def _in_order(self, table: LiveTable, post: Any) -> None:
+    async def _in_order(self, table: LiveTable, post: Awaitable[T]) -> T:
         """Channel posts of a table go out in the order they were asked for (a reveal takes
-        longer to draw than the standings that follow it)."""
+        longer to draw than the standings that follow it); ``post``'s result."""
         lock = self._posts.setdefault(table.id, asyncio.Lock())
         async with lock:
-            await post
+            return await post
 
     async def _tell_closed(self, table: LiveTable, user_id: int) -> None:
         from cogs.controls import seat_button

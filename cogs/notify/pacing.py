@@ -120,6 +120,7 @@ class _Waiter:
     near: asyncio.Future[None] | None = field(compare=False, default=None)
     ahead: Callable[[], float] = field(compare=False, default=lambda: 0.0)
     ready: bool = field(compare=False, default=True)
+    prepared: Any = field(compare=False, default=None)  # what ``prepare`` returned
 
 
 Turn = _Waiter  # what ``request`` grants: ``give_back`` takes it
@@ -222,7 +223,8 @@ class Pacer:
         bucket's last request than an even share of its window (see :meth:`_channel_wait`).
         ``prepare``: awaited once the turn is about ``ahead()`` seconds away (the picture
         the request sends, drawn then: it shows the newest state, and no turn is held while
-        it is drawn); the request keeps its place meanwhile and is granted once it is done.
+        it is drawn), its result kept as the turn's ``prepared``; the request keeps its
+        place meanwhile and is granted once it is done.
         How near a turn is, is reckoned while the global budget has room (when it has none
         the waiters are not looked at, see ``_dispatch``): at 200 tables a slot frees every
         few hundredths of a second; a request asked for in a second whose budget is spent
@@ -262,9 +264,12 @@ class Pacer:
     def give_back(self, turn: Turn, *, keep_place: bool = False) -> None:
         """A turn granted by ``request`` that sent nothing (what it was for turned out not
         to need a request): it counts against no budget, and the next waiter may take it.
-        ``keep_place``: the coalesced job running it asks again with the same place in the
-        queue (it gave way to something that must go first; a new place would be behind
-        every table)."""
+        A turn whose request was sent and answered (``answered``) counts as sent: giving it
+        back changes nothing. ``keep_place``: the coalesced job running it asks again with
+        the same place in the queue (it gave way to something that must go first; a new
+        place would be behind every table)."""
+        if turn.stamp[0] != math.inf:
+            return  # sent (it counts), or given back already
         turn.stamp[0] = -math.inf
         job = _JOB.get()
         if keep_place and job is not None:
@@ -335,7 +340,7 @@ class Pacer:
             if prepare is not None:
                 assert waiter.near is not None
                 await waiter.near
-                await prepare()
+                waiter.prepared = await prepare()
                 waiter.ready = True
                 self._wake.set()
             if job is not None and supersede:

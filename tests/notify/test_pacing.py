@@ -647,3 +647,18 @@ async def test_a_request_answered_before_its_block_ends_holds_no_slot() -> None:
 
     await asyncio.wait_for(edit_then_post(), 5)
     await pacer.close()
+
+
+async def test_a_turn_answered_and_then_given_back_still_counts() -> None:
+    """Giving back a turn whose request went (and was answered) changes nothing: it was
+    sent, and Discord counted it."""
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(per_channel=5, window=1, global_rate=1)
+    async with pacer.request("c", TABLE, route="edit") as turn:
+        pacer.answered(turn)
+        pacer.give_back(turn)
+    began = loop.time()
+    async with pacer.request("d", NORMAL):
+        pass
+    assert loop.time() - began >= 0.9  # the second's one slot was the sent edit's
+    await pacer.close()
