@@ -521,7 +521,6 @@ class Pacer:
             for waiter in sorted(candidates, key=lambda w: (self._level(w, now), w.seq)):
                 if waiter.future.done():  # cancelled while waiting
                     continue
-                wait = self._channel_wait(waiter.channel, waiter.keep, now, waiter.spread)
                 reserve = self._reserve(self._level(waiter, now))
                 if not waiter.ready:
                     # Being prepared, or to be once its turn is near: it keeps its place,
@@ -531,13 +530,19 @@ class Pacer:
                     queued += waiter.counted
                     near = waiter.near
                     if near is not None and not near.done():
-                        eta = max(wait, max(0, queued + reserve - room) / rate)
+                        eta = max(0, queued + reserve - room) / rate
                         ahead = waiter.ahead()
+                        if eta <= ahead:  # its channel's wait only matters then (most are far)
+                            wait = self._channel_wait(
+                                waiter.channel, waiter.keep, now, waiter.spread
+                            )
+                            eta = max(wait, eta)
                         if eta > ahead:
                             sleep = min(sleep, max(eta - ahead, 0.001))
                         else:
                             near.set_result(None)
                     continue
+                wait = self._channel_wait(waiter.channel, waiter.keep, now, waiter.spread)
                 by_budget = False  # turned away by the global budget, not its channel's
                 if wait <= 0 and waiter.counted and (blocked_at is not None or room <= reserve):
                     by_budget = True
