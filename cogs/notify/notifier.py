@@ -23,6 +23,7 @@ import discord
 from bot.drawing import Drawing
 from bot.i18n import N_, _, member_locale
 from bot.rules.game.actions import CLAIMED, WON
+from cogs.notify.bursts import BurstHold
 from cogs.notify.channel import TableChannel
 from cogs.notify.dm import SeatDMs
 from cogs.notify.let_go import LetGo
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 EMOJI_WAITS, EMOJI_WAIT_SECONDS = 12, 5.0  # a process waiting for another's emoji upload
 T = TypeVar("T")
+# How long a table's picture may wait for its computer players' answers, in their delays:
+# two answer a member's discard (their claims' passes come with them).
+HOLD_DELAYS = 2.5
 CLAIM_WORDS = {"chow": "Chow", "pung": "Pung", "kong": "Kong", "mahjong": "Mah-Jongg"}
 
 
@@ -70,6 +74,7 @@ class DiscordTableNotifier:
         self._posts: dict[int, asyncio.Lock] = {}
         self._deals: dict[int, int] = {}
         self._claims: dict[tuple[int, int], tuple[int, int, str]] = {}
+        self.bursts = BurstHold()
         self.release_after = 60.0  # seconds after a table closes before its state is let go
 
     # The speed knobs the tests turn (seconds between two updates of one message).
@@ -146,6 +151,7 @@ class DiscordTableNotifier:
         self._table_soon(table)
 
     def _table_soon(self, table: LiveTable) -> None:
+        self.bursts.moved(table.id)
         self.pacer.coalesce(
             ("table", table.id), lambda: self._table_now(table), gap=self.channel.min_edit_gap
         )
@@ -155,7 +161,14 @@ class DiscordTableNotifier:
         channel's order, and there its turn in the global budget, in which the picture is
         drawn and sent (``TableChannel.show_table``). Drawn in its turn, and made when the
         drawing pool starts on it (not when asked), the picture shows every move made until
-        then."""
+        then. While the budget is short, the computer players' answers to a move are
+        waited for first (``BurstHold``): one edit shows them all."""
+        await self.bursts.until_answered(
+            table.id,
+            longest=HOLD_DELAYS * self.service.computer_delay,
+            answering=lambda: self.service.moves_itself_next(table),
+            pressed=self.pacer.pressed,
+        )
         await self.channel.until_editable(table)
         if not await self._in_order(table, self.channel.show_table(table)):
             self._table_soon(table)  # after the posts that went first
@@ -391,6 +404,7 @@ class DiscordTableNotifier:
         self.channel.archive_thread(table)
         self.channel.release(table.id)
         self.pictures.forget(table.id)
+        self.bursts.forget(table.id)
         # Deletes of its replaced prompts still waiting a minute after it closed wait for a
         # budget the open tables use up: dropped, not kept waiting all evening.
         self.pacer.forget(("dm-delete", table.id), running=True)

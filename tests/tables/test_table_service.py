@@ -316,3 +316,27 @@ async def test_a_move_cancelled_while_its_event_is_written_is_stored_and_taken()
     service._kick(table)  # what the cancelled answer would have done next
     await play_member(service, table, ALICE)  # later moves follow it in the log
     assert table.state.phase == GAME_OVER
+
+
+async def test_the_service_says_whether_the_next_move_is_a_computer_players() -> None:
+    """What the channel's picture waits for under load (``cogs.notify.bursts``): a computer
+    player's move comes by itself; a member's does not, nor anything once the table ended."""
+    service = make_service()
+    service.computer_delay = 3600  # the computers think for ever: their moves stay pending
+    table = await open_table(service, computers=3, turn=0)
+    assert not service.moves_itself_next(table)  # the lobby
+    await service.start_game(table.id, ALICE, can_manage=False)
+    member = table.seat_of_user(ALICE)
+    if pending_seats(table.state) == {member}:  # she deals: her discard first
+        assert not service.moves_itself_next(table)
+        state = table.state
+        choice = decide(view(state, member), legal_actions(state, member), "pung-chow")
+        verb, arg = control_of(choice)
+        await service.act(table.id, ALICE, verb, None if arg is None else str(arg), state.move)
+    assert member not in pending_seats(table.state)
+    assert service.moves_itself_next(table)  # the computers answer
+    table.paused = True
+    assert not service.moves_itself_next(table)
+    table.paused = False
+    await service.end(table.id, ALICE, can_manage=False)
+    assert not service.moves_itself_next(table)

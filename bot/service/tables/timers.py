@@ -132,6 +132,17 @@ class TableTimers:
         self._arm_timers(table)
         return False
 
+    def moves_itself_next(self, table: LiveTable) -> bool:
+        """Whether the table's next move comes without a member, within ``computer_delay``:
+        a computer player's (or a member's automatic pass). The channel's picture may wait
+        for it, to show a member's move and the computers' answers in one edit."""
+        state = table.state
+        if state is None or table.paused or table.status != "playing":
+            return False
+        if state.phase in (HAND_OVER, GAME_OVER):
+            return False
+        return any(self._moves_itself(table, seat) for seat in pending_seats(state))
+
     def _moves_itself(self, table: LiveTable, seat: int) -> bool:
         """Whether the seat's move is made without asking: a computer player, or a member
         whose setting passes a claim window offering them nothing but Chow or Pass (a pass,
