@@ -10,9 +10,11 @@ With the budget spent by table edits at 100 tables (a member's pace), the tables
 p99 was 3.8 s though 23 edits a second could show every move within 2.5 s, and 34 were made
 (``benchmarks/bot.py`` prints the least any schedule needs, from the run's own moves).
 
-Only while the budget is pressed (:meth:`~cogs.notify.pacing.Pacer.pressed`): a quiet bot
-shows every move as it comes. Never longer than ``longest`` after the first move the picture
-does not show yet.
+Waited for as the table's turn nears, keeping its place in the queue (``Pacer.request``'s
+``prepare``): waited for before queueing, each table went a whole round of the tables later
+at 200 tables (p99 13-14 s against 8-9 s). Only while the budget is pressed
+(:meth:`~cogs.notify.pacing.Pacer.pressed`): a quiet bot shows every move as it comes. Never
+longer than ``longest`` after the first move the picture does not show yet.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from collections.abc import Callable
 
 
 class BurstHold:
-    """``moved(table_id)`` on each move; ``await until_answered(...)`` before drawing."""
+    """``moved(table_id)`` on each move; ``await until_answered(...)`` before drawing the
+    table's picture in its turn."""
 
     def __init__(self) -> None:
         self._first: dict[int, float] = {}  # the first move since the picture's last drawing

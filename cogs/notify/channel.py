@@ -22,6 +22,7 @@ import contextlib
 import functools
 import logging
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -297,7 +298,11 @@ class TableChannel:
             ahead=self.pictures.expected("table"),
         )
 
-    async def show_table(self, table: LiveTable) -> bool:
+    async def show_table(
+        self,
+        table: LiveTable,
+        answered: Callable[[], Awaitable[None]] | None = None,
+    ) -> bool:
         """Wait for the table message's turn in the global budget, drawing the table as it
         stands when the turn is about a drawing's time away, and edit the message in that
         turn (given back if nothing changed). Drawn first and then held for the turn
@@ -307,6 +312,9 @@ class TableChannel:
         the turn, holding it, the budget went unused while pictures drew: 37 edits a second
         fell to 28 (``benchmarks/bot.py``, 200 tables at a member's pace). Drawn as the turn
         nears (``Pacer.request(prepare=...)``), neither.
+
+        ``answered``: awaited before the edit's picture is drawn, its place kept meanwhile
+        (the computer players' answers to a move, ``cogs.notify.bursts``).
 
         Returns False when a post asked for meanwhile (the reveal of the hand that just
         ended) must go first: shown now, the next deal would come above its reveal. The
@@ -322,7 +330,7 @@ class TableChannel:
                 TABLE,
                 route="edit",
                 spread=True,
-                prepare=functools.partial(self.draw_table, table),
+                prepare=functools.partial(self._draw_when_answered, table, answered),
                 ahead=lambda: self.pictures.expected("table"),
             ) as turn:
                 drawn = turn.prepared
@@ -334,6 +342,13 @@ class TableChannel:
                     return True
                 await self.update_table(table, drawn=drawn, turn=turn)
         return True
+
+    async def _draw_when_answered(
+        self, table: LiveTable, answered: Callable[[], Awaitable[None]] | None
+    ) -> tuple[Picture, bytes] | None:
+        if answered is not None:
+            await answered()
+        return await self.draw_table(table)
 
     def _post_first(self, table: LiveTable) -> bool:
         """Whether a post asked for in an earlier deal than the table's (the reveal of the

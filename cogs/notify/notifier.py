@@ -11,6 +11,7 @@ private "My hand", :mod:`cogs.notify.seat` what one seat may see (from
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable
@@ -161,16 +162,20 @@ class DiscordTableNotifier:
         channel's order, and there its turn in the global budget, in which the picture is
         drawn and sent (``TableChannel.show_table``). Drawn in its turn, and made when the
         drawing pool starts on it (not when asked), the picture shows every move made until
-        then. While the budget is short, the computer players' answers to a move are
-        waited for first (``BurstHold``): one edit shows them all."""
-        await self.bursts.until_answered(
+        then. While the budget is short, the computer players' answers to a move are waited
+        for before drawing (``BurstHold``): one edit shows them all. That wait is part of
+        preparing the picture, so the table keeps its place in the queue meanwhile (waited
+        for before queueing, each table went a whole round later at 200 tables: p99 13-14 s
+        against 9 s)."""
+        answered = functools.partial(
+            self.bursts.until_answered,
             table.id,
             longest=HOLD_DELAYS * self.service.computer_delay,
             answering=lambda: self.service.moves_itself_next(table),
             pressed=self.pacer.pressed,
         )
         await self.channel.until_editable(table)
-        if not await self._in_order(table, self.channel.show_table(table)):
+        if not await self._in_order(table, self.channel.show_table(table, answered)):
             self._table_soon(table)  # after the posts that went first
 
     async def table_notice(self, table: LiveTable, line: str) -> None:
