@@ -27,3 +27,23 @@ def test_a_picture_of_the_next_deal_waits_for_the_reveal_of_the_last() -> None:
     assert not channel._post_first(table)
     del channel.posts_pending[7]
     assert not channel._post_first(table)
+
+
+async def test_a_table_s_picture_is_drawn_once_its_computers_have_answered() -> None:
+    """``show_table``'s preparation waits for ``answered`` (``cogs.notify.bursts``) and only
+    then draws: the picture shows the computers' answers, in the turn the table kept."""
+    channel = _channel()
+    order: list[str] = []
+
+    async def answered() -> None:
+        order.append("answered")
+
+    async def draw_table(table: object) -> tuple[str, bytes]:
+        order.append("drawn")
+        return ("picture", b"png")
+
+    channel.draw_table = draw_table  # type: ignore[method-assign]
+    table = SimpleNamespace(id=7)
+    assert await channel._draw_when_answered(table, answered) == ("picture", b"png")  # type: ignore[arg-type]
+    assert order == ["answered", "drawn"]
+    assert await channel._draw_when_answered(table, None) == ("picture", b"png")  # type: ignore[arg-type]
