@@ -76,7 +76,10 @@ WEBHOOK = re.compile(r"^/api/v10/webhooks/")
 LATE_MS = 3000
 BUDGET = 50  # Discord's global requests per second outside interaction responses
 GUILD_TABLES = 40  # tables a server (below its default cap of 50 open tables)
-TABLE_GOAL_S = 2.5  # the issue's goal for the tables' staleness p99 (least_table_edits)
+# The issue's goal for the tables' staleness p99. ``least_table_edits`` counts the edits that
+# show every visible move within it; a p99 may leave 1 % of the moves later, each sparing at
+# most one edit: at most 0.9 a second fewer at 200 tables (93 visible moves a second).
+TABLE_GOAL_S = 2.5
 TAIL = 5.0  # seconds at the end of the window whose moves are not asked to be shown yet
 
 
@@ -506,7 +509,8 @@ class Trace:
         return edits
 
     def table_edits(self, begin: float, end: float) -> int:
-        """Requests that showed a table's channel message, finished in [begin, end]."""
+        """Requests that showed a table's channel message (edits, and its posts anew),
+        finished in [begin, end]."""
         return sum(
             begin <= at <= end
             for (_, seat), shown in self.shown.items()
@@ -690,8 +694,10 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         table_staleness_p99_s=_round(percentile(table, 99)),
         table_never_shown=table_missed,
         table_edits_per_s=round(trace.table_edits(begin, end) / seconds, 1),
-        least_table_edits_per_s=round(
-            trace.least_table_edits(begin, end - TAIL, TABLE_GOAL_S) / (seconds - TAIL), 1
+        least_table_edits_per_s=(
+            round(trace.least_table_edits(begin, end - TAIL, TABLE_GOAL_S) / (seconds - TAIL), 1)
+            if seconds > TAIL
+            else None
         ),
         requests_per_move=_round(result["_requests"] / moves if moves else float("nan")),
         callback_requests_per_move=_round(result["_callbacks"] / moves if moves else float("nan")),
@@ -976,7 +982,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
             f"  table staleness: p50 {r['table_staleness_p50_s']} s  "
             f"p99 {r['table_staleness_p99_s']} s  (never shown: {r['table_never_shown']}); "
             f"table edits/s {r['table_edits_per_s']}, the least any schedule needs to show "
-            f"every move within {TABLE_GOAL_S} s: {r['least_table_edits_per_s']}"
+            f"every visible move within {TABLE_GOAL_S} s: {r['least_table_edits_per_s']}"
         )
         print(
             f"  requests per move {r['requests_per_move']} (callback "

@@ -800,6 +800,25 @@ def test_the_fakes_multipart_reading_takes_what_aiohttp_writes_and_refuses_a_bro
     assert parts[2][2] == "image/png"
     with pytest.raises(ApiError, match="not closed"):
         split_multipart(request, raw[: len(raw) // 2])
+    # As discord.py writes them (``quote_fields=False``): the name as it is, quotes escaped.
+    form = FormData(quote_fields=False)
+    form.add_field("files[0]", b"x", filename='t\u00e9 "1".png')
+    writer = form()
+    chunks.clear()
+    asyncio.run(writer.write(Sink()))  # type: ignore[arg-type]
+    request = make_mocked_request("POST", "/", headers={"Content-Type": writer.content_type})
+    [(name, filename, _, data)] = split_multipart(request, b"".join(chunks))
+    assert (name, filename, data) == ("files[0]", 't\u00e9 "1".png', b"x")
+    # RFC 5987's extended form, with a language tag.
+    boundary = "b"
+    extended = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="files[0]"; '
+        f"filename*=UTF-8'en'%E2%82%AC.png\r\n\r\ny\r\n--{boundary}--\r\n"
+    ).encode()
+    request = make_mocked_request(
+        "POST", "/", headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    )
+    assert split_multipart(request, extended)[0][1] == "\u20ac.png"
     bare = make_mocked_request("POST", "/", headers={"Content-Type": "multipart/form-data"})
     with pytest.raises(ApiError, match="boundary"):
         split_multipart(bare, raw)

@@ -7,8 +7,9 @@ each an edit of Discord's global budget. Held until the computers have answered 
 knows: it makes their moves), one edit shows them all.
 
 With the budget spent by table edits at 100 tables (a member's pace), the tables' staleness
-p99 was 3.8 s though 23 edits a second could show every move within 2.5 s, and 34 were made
-(``benchmarks/bot.py`` prints the least any schedule needs, from the run's own moves).
+p99 was 2.1-9.5 s though 22 edits a second could show every move within 2.5 s, and 35-36 were
+made (``benchmarks/bot.py`` prints the least any schedule needs, from the run's own moves);
+held, 2.0-2.2 s with 29 (docs/performance.md, tenth session).
 
 Waited for as the table's turn nears, keeping its place in the queue (``Pacer.request``'s
 ``prepare``): waited for before queueing, each table went a whole round of the tables later
@@ -51,15 +52,18 @@ class BurstHold:
         made meanwhile are the picture's to show: the next one counts from after them."""
         loop = asyncio.get_running_loop()
         first = self._first.get(table_id)
-        if first is not None:
+        try:
+            if first is None:
+                return
             deadline = first + longest
             while pressed() and answering() and (left := deadline - loop.time()) > 0:
                 event = self._moved.setdefault(table_id, asyncio.Event())
                 event.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), timeout=left)
+        finally:  # cancelled too: the next hold counts from its own first move
             self._moved.pop(table_id, None)
-        self._first.pop(table_id, None)
+            self._first.pop(table_id, None)
 
     def forget(self, table_id: int) -> None:
         """A table let go of."""

@@ -322,7 +322,8 @@ class TableChannel:
         if self._post_first(table):
             return False
         if table.message_id is None or self.silent(table) or self._repost_due(table):
-            await self.update_table(table, drawn=await self.draw_table(table))
+            drawn = await self._draw_when_answered(table, answered)
+            await self.update_table(table, drawn=drawn)
             return True
         with contextlib.suppress(ChannelLost):
             async with self.pacer.request(

@@ -166,7 +166,7 @@ class DiscordTableNotifier:
         for before drawing (``BurstHold``): one edit shows them all. That wait is part of
         preparing the picture, so the table keeps its place in the queue meanwhile (waited
         for before queueing, each table went a whole round later at 200 tables: p99 13-14 s
-        against 9 s)."""
+        against 8-9 s)."""
         answered = functools.partial(
             self.bursts.until_answered,
             table.id,

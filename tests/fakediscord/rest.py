@@ -193,9 +193,12 @@ def _parameters(value: str) -> dict[str, str]:
         quoted, plain = match.group(2), match.group(3)
         text = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else plain
         out[match.group(1).lower()] = text
-    if "filename*" in out:  # RFC 5987: charset'language'percent-encoded
-        _, _, encoded = out.pop("filename*").partition("''")
-        out["filename"] = unquote(encoded)
+    for key in ("name", "filename"):  # RFC 5987: charset'language'percent-encoded
+        extended = out.pop(key + "*", None)
+        if extended is not None:
+            charset, _, rest = extended.partition("'")
+            _, _, encoded = rest.partition("'")
+            out[key] = unquote(encoded, encoding=charset or "utf-8", errors="replace")
     return out
 
 

@@ -54,3 +54,32 @@ async def test_a_computer_that_takes_long_holds_the_picture_only_so_long() -> No
     await asyncio.wait_for(
         hold.until_answered(3, longest=60, answering=lambda: True, pressed=lambda: True), 5
     )
+
+
+async def test_the_limit_counts_from_the_first_move_not_shown_not_from_the_latest() -> None:
+    """Moves keep coming while the picture waits for its turn: the hold's limit still counts
+    from the first of them (counted from each new move, a table whose computers kept moving
+    was held for as long as they did)."""
+    hold = BurstHold()
+    hold.moved(5)
+    await asyncio.sleep(0.2)
+    hold.moved(5)  # a computer's answer, later
+    waiting = asyncio.create_task(
+        hold.until_answered(5, longest=0.2, answering=lambda: True, pressed=lambda: True)
+    )
+    await asyncio.sleep(0)
+    assert waiting.done()  # 0.2 s after the first move: drawn at once, not 0.2 s after the last
+
+
+async def test_a_hold_cancelled_leaves_nothing_behind() -> None:
+    """A table let go of (its update cancelled) while held: the next hold counts from its
+    own first move, not from the cancelled one's."""
+    hold = BurstHold()
+    hold.moved(9)
+    waiting = asyncio.create_task(
+        hold.until_answered(9, longest=60, answering=lambda: True, pressed=lambda: True)
+    )
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert not hold._first and not hold._moved

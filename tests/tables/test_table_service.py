@@ -5,12 +5,13 @@ every open table from its event log."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 import pytest
 
 from bot.players import decide
-from bot.rules.game import GAME_OVER, legal_actions, pending_seats, view
+from bot.rules.game import GAME_OVER, HAND_OVER, legal_actions, pending_seats, view
 from bot.rules.rulesets import get_ruleset
 from bot.service.tables import TableError, TableService, control_of
 from tests.tables.fakes import MemoryLedger, MemoryStore, RecordingNotifier, Settings
@@ -335,6 +336,10 @@ async def test_the_service_says_whether_the_next_move_is_a_computer_players() ->
         await service.act(table.id, ALICE, verb, None if arg is None else str(arg), state.move)
     assert member not in pending_seats(table.state)
     assert service.moves_itself_next(table)  # the computers answer
+    playing = table.state
+    table.state = dataclasses.replace(playing, phase=HAND_OVER)  # the reveal, then a pause
+    assert not service.moves_itself_next(table)
+    table.state = playing
     table.paused = True
     assert not service.moves_itself_next(table)
     table.paused = False
