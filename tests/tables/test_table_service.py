@@ -345,3 +345,27 @@ async def test_the_service_says_whether_the_next_move_is_a_computer_players() ->
     table.paused = False
     await service.end(table.id, ALICE, can_manage=False)
     assert not service.moves_itself_next(table)
+
+
+async def test_a_claim_window_a_member_is_asked_in_is_not_the_computers_to_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The computers' passes in a claim window a member is also asked in show nothing: the
+    channel's next change waits for the member, so the picture does not wait for them."""
+    from bot.service.tables import timers
+
+    service = make_service()
+    service.computer_delay = 3600
+    table = await open_table(service, computers=3, turn=0)
+    await service.start_game(table.id, ALICE, can_manage=False)
+    member = table.seat_of_user(ALICE)
+    computers = [seat for seat in range(4) if seat != member]
+    for waiting, expected in (
+        ({member, computers[0]}, False),
+        (set(computers[:2]), True),
+        (set(), False),
+    ):
+        monkeypatch.setattr(timers, "pending_seats", lambda state, w=waiting: frozenset(w))
+        assert service.moves_itself_next(table) is expected, waiting
+    monkeypatch.undo()
+    await service.end(table.id, ALICE, can_manage=False)

@@ -134,14 +134,18 @@ class TableTimers:
 
     def moves_itself_next(self, table: LiveTable) -> bool:
         """Whether the table's next move comes without a member, within ``computer_delay``:
-        a computer player's (or a member's automatic pass). The channel's picture may wait
-        for it, to show a member's move and the computers' answers in one edit."""
+        every seat it waits for moves by itself (a computer player, or a member's automatic
+        pass). The channel's picture may wait for it, to show a member's move and the
+        computers' answers in one edit. With a member among them (a claim window they are
+        asked in), what the channel sees next waits for that member: the computers' passes
+        show nothing, and waiting for them would only delay the picture."""
         state = table.state
         if state is None or table.paused or table.status != "playing":
             return False
         if state.phase in (HAND_OVER, GAME_OVER):
             return False
-        return any(self._moves_itself(table, seat) for seat in pending_seats(state))
+        waiting = pending_seats(state)
+        return bool(waiting) and all(self._moves_itself(table, seat) for seat in waiting)
 
     def _moves_itself(self, table: LiveTable, seat: int) -> bool:
         """Whether the seat's move is made without asking: a computer player, or a member
