@@ -62,10 +62,9 @@ class BurstHold:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), timeout=left)
         finally:  # cancelled too: the next hold counts from its own first move
-            self._moved.pop(table_id, None)
-            self._first.pop(table_id, None)
+            self.forget(table_id)
 
     def forget(self, table_id: int) -> None:
-        """A table let go of."""
+        """A table let go of, or its picture about to be drawn."""
         self._first.pop(table_id, None)
         self._moved.pop(table_id, None)

@@ -79,7 +79,8 @@ async def test_a_hold_cancelled_leaves_nothing_behind() -> None:
     waiting = asyncio.create_task(
         hold.until_answered(9, longest=60, answering=lambda: True, pressed=lambda: True)
     )
-    await asyncio.sleep(0.01)
+    while not hold._moved:  # the hold has begun
+        await asyncio.sleep(0)
     waiting.cancel()
     await asyncio.gather(waiting, return_exceptions=True)
     assert not hold._first and not hold._moved
