@@ -369,6 +369,66 @@ def trace_gc(trace: Trace) -> None:
     gc.callbacks.append(callback)
 
 
+def trace_stalls(trace: Trace, over: float) -> None:
+    """``K ms t cpu_ms stacks``: the bot's event loop (uvloop's too, which
+    ``trace_slow_callbacks`` cannot hook) went ``over`` seconds or more without running its
+    heartbeat, the CPU its thread used meanwhile (far less than ``ms``: it waited, for the
+    disk or for a core), and where it was: a thread samples the loop thread's stack every
+    5 ms while the heartbeat is late (``stacks``: each distinct innermost three frames, with
+    how often)."""
+    import asyncio
+    import threading
+    from collections import Counter
+
+    import bot.app
+
+    beat = [time.monotonic(), time.thread_time()]  # the loop's last heartbeat, its CPU then
+    loop_thread = threading.get_ident()
+
+    async def heartbeat() -> None:
+        while True:
+            beat[:] = time.monotonic(), time.thread_time()
+            await asyncio.sleep(0.01)
+
+    def where() -> str:
+        frame = sys._current_frames().get(loop_thread)
+        names = []
+        while frame is not None and len(names) < 3:
+            code = frame.f_code
+            names.append(f"{code.co_qualname}@{Path(code.co_filename).name}:{frame.f_lineno}")
+            frame = frame.f_back
+        return "<".join(names) or "?"
+
+    def watch() -> None:
+        stacks: Counter[str] = Counter()
+        began = cpu = 0.0
+        while True:
+            time.sleep(0.005)
+            at, at_cpu = beat
+            if time.monotonic() - at > over:
+                if not stacks:
+                    began, cpu = at, at_cpu
+                stacks[where()] += 1
+            elif stacks:
+                took = (at - began) * 1000
+                used = (at_cpu - cpu) * 1000
+                top = ",".join(f"{n}x{s}" for s, n in stacks.most_common(4))
+                trace.line("K", f"{took:.0f}", f"{at:.4f}", f"{used:.0f}", top.replace(" ", "_"))
+                stacks.clear()
+
+    serve = bot.app.serve
+
+    async def watched_serve(settings: Any) -> int:
+        task = asyncio.get_running_loop().create_task(heartbeat())
+        threading.Thread(target=watch, name="stall-watch", daemon=True).start()
+        try:
+            return await serve(settings)
+        finally:
+            task.cancel()
+
+    bot.app.serve = watched_serve  # type: ignore[assignment]
+
+
 def trace_slow_callbacks(trace: Trace, over: float) -> None:
     """``S ms t what cpu_ms``: a callback of the event loop (a task's step, a timer, a reader) that
     ran longer than ``over`` seconds, and what it was (the task's coroutine, or the callback):
@@ -704,6 +764,8 @@ def main(argv: list[str]) -> None:
     trace = Trace(trace_path)
     instrument(trace)
     trace_gc(trace)
+    if os.environ.get("MAHJONG_STALLS"):  # MS: each stall of the loop over MS, and where
+        trace_stalls(trace, float(os.environ["MAHJONG_STALLS"]) / 1000)
     if os.environ.get("MAHJONG_SLOW_CALLBACKS"):  # MS: each callback of the loop over MS
         trace_slow_callbacks(trace, float(os.environ["MAHJONG_SLOW_CALLBACKS"]) / 1000)
     if os.environ.get("MAHJONG_GC_GARBAGE"):  # SECONDS,FILE: what the collector frees
@@ -760,6 +822,10 @@ def main(argv: list[str]) -> None:
             shard_ids=shard_ids,
             shard_count=shard_count,
             global_rate=float(rate) if rate else None,
+            # The slow-callback trace hooks into asyncio's own loop (its Handle).
+            event_loop="asyncio"
+            if os.environ.get("MAHJONG_SLOW_CALLBACKS")
+            else os.environ.get("MAHJONG_EVENT_LOOP") or "uvloop",
         )
     )
 

@@ -41,6 +41,7 @@ from discord.ext import commands
 from bot import allocator, collector
 from bot.config import Settings, is_url
 from bot.drawing import Drawing
+from bot.event_loop import loop_factory
 from bot.i18n.commands import CatalogueTranslator
 from bot.i18n.locales import MemberLocales
 from bot.permissions import invite_url
@@ -394,8 +395,11 @@ def run(settings: Settings) -> int:
     """Run the bot until it is stopped; return the process's exit status (0 after a
     graceful stop, 1 when it cannot start; the cause is logged in one line)."""
     try:
-        with DatabaseLock.for_database(settings.database):
-            return asyncio.run(serve(settings))
+        with (
+            DatabaseLock.for_database(settings.database),
+            asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner,
+        ):
+            return runner.run(serve(settings))
     except (StartupError, LockError) as exc:
         log.critical("%s", exc)
         return 1

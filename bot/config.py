@@ -138,6 +138,8 @@ class Settings:
     #: This process's share of Discord's global request budget (requests a second); None:
     #: the notifier's own default. Processes sharing one token must share the 50/s.
     global_rate: float | None = None
+    #: The bot process's event loop: "uvloop" (the default, where installed) or "asyncio".
+    event_loop: str = "uvloop"
 
     @property
     def sharded(self) -> bool:
@@ -180,6 +182,7 @@ class Settings:
             shard_ids=shard_ids,
             shard_count=shard_count,
             global_rate=_rate("MAHJONG_GLOBAL_RATE"),
+            event_loop=_event_loop(os.environ.get("MAHJONG_EVENT_LOOP", "")),
         )
 
     @property
@@ -241,6 +244,15 @@ def _rate(name: str) -> float | None:
     if not 0 < value <= 1000:
         raise ConfigError(f"{name} must be requests a second (e.g. 20), not {text!r}")
     return value
+
+
+def _event_loop(text: str) -> str:
+    from bot.event_loop import CHOICES
+
+    choice = text.strip().lower() or CHOICES[0]
+    if choice not in CHOICES:
+        raise ConfigError(f"MAHJONG_EVENT_LOOP must be uvloop or asyncio, not {text.strip()!r}")
+    return choice
 
 
 def _count(name: str, default: int | None) -> int | None:

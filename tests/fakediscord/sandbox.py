@@ -64,15 +64,40 @@ def network_guard(on_violation: Callable[[str], None]) -> Iterator[None]:
             raise socket.gaierror(socket.EAI_NONAME, message)
         return original_getaddrinfo(host, *args, **kwargs)
 
+    # uvloop's loop (the bot process's, bot/event_loop.py) resolves names in C, without
+    # socket.getaddrinfo; it connects through socket.socket.connect like asyncio's.
+    uvloop_loop: Any = None
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop_loop = uvloop.Loop
+    if uvloop_loop is not None:
+        original_loop_getaddrinfo = uvloop_loop.getaddrinfo
+        own = "getaddrinfo" in vars(uvloop_loop)  # else inherited from uvloop's C loop
+
+        async def loop_getaddrinfo(self: Any, host: Any, *args: Any, **kwargs: Any) -> Any:
+            if not _is_local(host):
+                message = f"DNS lookup of {host!r} blocked by fakediscord"
+                on_violation(message)
+                raise socket.gaierror(socket.EAI_NONAME, message)
+            return await original_loop_getaddrinfo(self, host, *args, **kwargs)
+
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
     socket.getaddrinfo = getaddrinfo
+    if uvloop_loop is not None:
+        uvloop_loop.getaddrinfo = loop_getaddrinfo
     try:
         yield
     finally:
         socket.socket.connect = original_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = original_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = original_getaddrinfo
+        if uvloop_loop is not None:
+            if own:
+                uvloop_loop.getaddrinfo = original_loop_getaddrinfo
+            else:
+                del uvloop_loop.getaddrinfo
 
 
 @contextlib.contextmanager
