@@ -42,9 +42,7 @@ def test_the_bot_runs_on_uvloop_unless_told_otherwise(
     assert not isinstance(loops[1], uvloop.Loop)
 
 
-def test_the_setting_reads_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_setting_reads_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MAHJONG_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("DISCORD_TOKEN", "abc")
