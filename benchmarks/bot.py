@@ -672,6 +672,8 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
     pauses_cpu = [cpu for at, _, cpu in trace.gc_pauses if begin <= at <= end]
     in_bot = trace.acks_in(begin, end)
     legs = ack_legs(meter.timeline, meter.written, trace.ack_times, trace.ack_written, begin, end)
+    if args.keep:
+        write_acks(folder / "acks.txt", meter, trace)
     answers = [took for at, took in trace.answers if begin <= at <= end]
     result.update(
         answer_p50_s=_round(percentile(answers, 50)),
@@ -744,6 +746,24 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
         result.pop(key)
     _tidy(folder, args)
     return result
+
+
+def write_acks(path: Path, meter: Meter, trace: Trace) -> None:
+    """Each interaction's moments on the shared monotonic clock, for a kept run: dispatched
+    by the fake, written to the bot's socket, parsed by discord.py, its callback written by
+    the bot, its callback read by the fake (``-`` where unknown): to line up the slow ones
+    with the bot's stalls (``MAHJONG_STALLS``, ``K`` lines in trace.txt)."""
+
+    def at(value: float | None) -> str:
+        return "-" if value is None else f"{value:.4f}"
+
+    with open(path, "w") as out:
+        for key, (created, arrived) in sorted(meter.timeline.items(), key=lambda kv: kv[1]):
+            parsed = trace.ack_times.get(key, (None, None))[0]
+            out.write(
+                f"{key} {at(created)} {at(meter.written.get(key))} {at(parsed)} "
+                f"{at(trace.ack_written.get(key))} {at(arrived)}\n"
+            )
 
 
 def _tidy(folder: Path, args: argparse.Namespace) -> None:

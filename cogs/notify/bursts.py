@@ -9,7 +9,7 @@ knows: it makes their moves), one edit shows them all.
 With the budget spent by table edits at 100 tables (a member's pace), the tables' staleness
 p99 was 2.1-9.5 s though 22 edits a second could show every move within 2.5 s, and 35-36 were
 made (``benchmarks/bot.py`` prints the least any schedule needs, from the run's own moves);
-held, 2.0-2.2 s with 29 (docs/performance.md, tenth session).
+held, 2.0-2.2 s with 29 (docs/performance-log.md, tenth session).
 
 Waited for as the table's turn nears, keeping its place in the queue (``Pacer.request``'s
 ``prepare``): waited for before queueing, each table went a whole round of the tables later
