@@ -24,7 +24,8 @@ measures for ``--seconds``:
 - **requests per move**, split into interaction callbacks (and their webhooks, outside
   Discord's global limit) and the rest, and the rest per second against Discord's global
   50 requests/s;
-- the bot's full garbage collections (how many, the longest: it stops the bot meanwhile);
+- the bot's full garbage collections (how many, the longest: it stops the bot meanwhile), and
+  this process's (the fake's loop stops for them too);
 - **CPU** of the bot's process, its drawing processes and this process (the fake and the
   members), and the **RSS** of the bot's process and of its drawing processes.
 
@@ -247,9 +248,10 @@ class BotProcess:
         env = dict(os.environ)
         if self.args.drawing_processes is not None:
             env["MAHJONG_DRAWING_PROCESSES"] = str(self.args.drawing_processes)
-        if self.args.global_limit != BUDGET and "MAHJONG_GLOBAL_RATE" not in env:
+        limit = getattr(self.args, "global_limit", BUDGET)  # scale.py and soak.py: Discord's
+        if limit != BUDGET and "MAHJONG_GLOBAL_RATE" not in env:
             # As an operator whose bot Discord granted a higher limit would set it.
-            env["MAHJONG_GLOBAL_RATE"] = f"{self.args.global_limit * PACER_SHARE:g}"
+            env["MAHJONG_GLOBAL_RATE"] = f"{limit * PACER_SHARE:g}"
         command = [
             sys.executable,
             str(Path(_path.ROOT) / "benchmarks" / "bot_process.py"),
@@ -632,6 +634,38 @@ def settle_harness_heap() -> None:
     gc.freeze()
 
 
+class HarnessPauses:
+    """The garbage collector's passes in this process (the fake and the members) while a
+    window is measured: each stops the fake's loop, and every interaction then in flight
+    looks late to the fake whatever the bot did."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[int, float]] = []  # (generation, ms)
+        self._began = 0.0
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.pauses.append((info["generation"], (time.perf_counter() - self._began) * 1000))
+
+    def __enter__(self) -> HarnessPauses:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def figures(self) -> dict[str, Any]:
+        longest = {g: max((ms for gen, ms in self.pauses if gen == g), default=0.0) for g in (1, 2)}
+        return {
+            "harness_gc_passes_over_10ms": sum(1 for _, ms in self.pauses if ms > 10),
+            "harness_gc_gen1_max_ms": round(longest[1], 1),
+            "harness_gc_gen2_max_ms": round(longest[2], 1),
+            "harness_gc_gen2_passes": sum(1 for gen, _ in self.pauses if gen == 2),
+        }
+
+
 async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     server = benchmark_fake(args.global_limit)
@@ -657,7 +691,9 @@ async def measure_tables(count: int, args: argparse.Namespace) -> dict[str, Any]
             tasks = [asyncio.create_task(p.play(stop.is_set, timeout=3600)) for p in players]
             await asyncio.sleep(args.warmup)
             settle_harness_heap()
-            result.update(await window(server, meter, bot, args))
+            with HarnessPauses() as pauses:
+                result.update(await window(server, meter, bot, args))
+            result.update(pauses.figures())
             if args.burst:
                 result["burst"] = await burst(world, meter, args.burst, rng)
         finally:
@@ -911,7 +947,7 @@ async def restart(count: int, args: argparse.Namespace) -> dict[str, Any]:
     interaction is answered."""
     from tests.e2e.players import SimPlayer
 
-    server = benchmark_fake()
+    server = benchmark_fake(args.global_limit)
     meter = Meter(server)
     folder = Path(tempfile.mkdtemp(prefix=f"mahjong-restart-{count}-"))
     bot = BotProcess(server, folder, args)
@@ -1051,7 +1087,10 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
         )
         print(
             f"  the bot's full garbage collections: {r['gc_full_passes']}, longest "
-            f"{r['gc_full_pass_max_ms']} ms ({r['gc_full_pass_max_cpu_ms']} ms of CPU)"
+            f"{r['gc_full_pass_max_ms']} ms ({r['gc_full_pass_max_cpu_ms']} ms of CPU); "
+            f"the fake's: {r['harness_gc_gen2_passes']} full, longest "
+            f"{r['harness_gc_gen2_max_ms']} ms, middle longest {r['harness_gc_gen1_max_ms']} ms, "
+            f"{r['harness_gc_passes_over_10ms']} over 10 ms"
         )
         if "burst" in r:
             b = r["burst"]

@@ -51,6 +51,7 @@ tracemalloc snapshots from that many seconds on), to find what grows in a soak.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import os
@@ -371,24 +372,27 @@ def trace_gc(trace: Trace) -> None:
 
 def trace_stalls(trace: Trace, over: float) -> None:
     """``K ms t cpu_ms stacks``: the bot's event loop (uvloop's too, which
-    ``trace_slow_callbacks`` cannot hook) went ``over`` seconds or more without running its
-    heartbeat, the CPU its thread used meanwhile (far less than ``ms``: it waited, for the
-    disk or for a core), and where it was: a thread samples the loop thread's stack every
-    5 ms while the heartbeat is late (``stacks``: each distinct innermost three frames, with
-    how often)."""
+    ``trace_slow_callbacks`` cannot hook) ran its heartbeat ``over`` seconds or more later
+    than due, for ``ms``; the CPU the loop's thread used meanwhile (less than ``ms`` when it
+    waited: for a core, the disk, or the GIL held by another of the bot's threads); and
+    where it was: a thread samples the loop thread's stack every 5 ms while the heartbeat is
+    late (``stacks``: each distinct innermost three frames, with how often). The line is
+    written by the loop itself once it is back."""
     import asyncio
     import threading
     from collections import Counter
 
     import bot.app
 
+    period = 0.01  # the heartbeat's own sleep, not counted as a stall
     beat = [time.monotonic(), time.thread_time()]  # the loop's last heartbeat, its CPU then
     loop_thread = threading.get_ident()
+    stopped = threading.Event()
 
     async def heartbeat() -> None:
         while True:
             beat[:] = time.monotonic(), time.thread_time()
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(period)
 
     def where() -> str:
         frame = sys._current_frames().get(loop_thread)
@@ -399,31 +403,34 @@ def trace_stalls(trace: Trace, over: float) -> None:
             frame = frame.f_back
         return "<".join(names) or "?"
 
-    def watch() -> None:
+    def watch(loop: asyncio.AbstractEventLoop) -> None:
         stacks: Counter[str] = Counter()
         began = cpu = 0.0
-        while True:
-            time.sleep(0.005)
+        while not stopped.wait(0.005):
             at, at_cpu = beat
-            if time.monotonic() - at > over:
+            if time.monotonic() - at - period > over:
                 if not stacks:
                     began, cpu = at, at_cpu
                 stacks[where()] += 1
             elif stacks:
-                took = (at - began) * 1000
+                took = (at - began - period) * 1000
                 used = (at_cpu - cpu) * 1000
-                top = ",".join(f"{n}x{s}" for s, n in stacks.most_common(4))
-                trace.line("K", f"{took:.0f}", f"{at:.4f}", f"{used:.0f}", top.replace(" ", "_"))
+                top = ",".join(f"{n}x{s}" for s, n in stacks.most_common(4)).replace(" ", "_")
+                line = ("K", f"{took:.0f}", f"{at:.4f}", f"{used:.0f}", top)
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    loop.call_soon_threadsafe(trace.line, *line)
                 stacks.clear()
 
     serve = bot.app.serve
 
     async def watched_serve(settings: Any) -> int:
-        task = asyncio.get_running_loop().create_task(heartbeat())
-        threading.Thread(target=watch, name="stall-watch", daemon=True).start()
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(heartbeat())
+        threading.Thread(target=watch, args=(loop,), name="stall-watch", daemon=True).start()
         try:
             return await serve(settings)
         finally:
+            stopped.set()
             task.cancel()
 
     bot.app.serve = watched_serve  # type: ignore[assignment]
@@ -805,8 +812,13 @@ def main(argv: list[str]) -> None:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     from bot.app import run
-    from bot.config import Settings, shards_from
+    from bot.config import Settings, _event_loop, shards_from
 
+    event_loop = _event_loop(os.environ.get("MAHJONG_EVENT_LOOP", ""))
+    if os.environ.get("MAHJONG_SLOW_CALLBACKS") and event_loop != "asyncio":
+        # The slow-callback trace hooks into asyncio's own loop (its Handle).
+        print("MAHJONG_SLOW_CALLBACKS: the bot runs on asyncio's loop", file=sys.stderr)
+        event_loop = "asyncio"
     processes = os.environ.get("MAHJONG_DRAWING_PROCESSES")
     rate = os.environ.get("MAHJONG_GLOBAL_RATE")
     shard_ids, shard_count = shards_from(
@@ -822,10 +834,7 @@ def main(argv: list[str]) -> None:
             shard_ids=shard_ids,
             shard_count=shard_count,
             global_rate=float(rate) if rate else None,
-            # The slow-callback trace hooks into asyncio's own loop (its Handle).
-            event_loop="asyncio"
-            if os.environ.get("MAHJONG_SLOW_CALLBACKS")
-            else os.environ.get("MAHJONG_EVENT_LOOP") or "uvloop",
+            event_loop=event_loop,
         )
     )
 

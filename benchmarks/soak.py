@@ -121,7 +121,6 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="mahjong-soak-"))
     args.no_render = False
     args.drawing_processes = None
-    args.global_limit = bench.BUDGET
     bot = bench.BotProcess(server, folder, args)
     samples: list[tuple[float, float, float, int]] = []
     stop = asyncio.Event()

@@ -170,23 +170,27 @@ def _frame(payload: bytes) -> bytes:
     return _LENGTH.pack(len(payload)) + payload
 
 
-def _widen(process: asyncio.subprocess.Process) -> None:
-    """Make the answers' pipe hold :data:`PIPE_BYTES` (Linux; elsewhere it stays as it is)."""
-    transport = getattr(process, "_transport", None)
-    pipe = transport.get_pipe_transport(1) if transport is not None else None
-    file = pipe.get_extra_info("pipe") if pipe is not None else None
+def _widen(pipe: int) -> None:
+    """Make a pipe hold :data:`PIPE_BYTES` (Linux; elsewhere it stays as it is)."""
     setter = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
-    if file is None or setter is None:
+    if setter is None:
         return
     with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: the default stays
-        fcntl.fcntl(file.fileno(), setter, PIPE_BYTES)
+        fcntl.fcntl(pipe, setter, PIPE_BYTES)
 
 
 class DrawingProcess:
     """One ``python -m bot.drawing`` child; it answers its requests in the order they came."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        answers: asyncio.StreamReader,
+        pipe: asyncio.ReadTransport,
+    ) -> None:
         self.process = process
+        self.answers = answers
+        self.pipe = pipe  # the answers' pipe, read end
         self.drawn = 0  # answers read from it
 
     @classmethod
@@ -194,17 +198,30 @@ class DrawingProcess:
         root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot.drawing",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            env=env,
-            limit=4 * PIPE_BYTES,
+        # The answers' pipe is made here, not by the loop: uvloop's loop gives a child a
+        # socket pair for its stdout, whose size F_SETPIPE_SZ cannot set.
+        read_end, write_end = os.pipe()
+        _widen(write_end)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot.drawing",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=write_end,
+                env=env,
+            )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        answers = asyncio.StreamReader(limit=4 * PIPE_BYTES)
+        reading = open(read_end, "rb", buffering=0)  # noqa: SIM115  (the transport closes it)
+        pipe, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(answers), reading
         )
-        _widen(process)
-        drawer = cls(process)
+        drawer = cls(process, answers, pipe)
         try:
             ok, value = await asyncio.wait_for(drawer._read(), timeout=START_TIMEOUT)
             if not ok or value != _READY:
@@ -228,9 +245,8 @@ class DrawingProcess:
         return await self._read()
 
     async def _read(self) -> tuple[bool, Any]:
-        assert self.process.stdout is not None
-        (size,) = _LENGTH.unpack(await self.process.stdout.readexactly(_LENGTH.size))
-        return pickle.loads(await self.process.stdout.readexactly(size))
+        (size,) = _LENGTH.unpack(await self.answers.readexactly(_LENGTH.size))
+        return pickle.loads(await self.answers.readexactly(size))
 
     def signal_kill(self) -> None:
         """SIGKILL it, without waiting to reap it."""
@@ -242,18 +258,19 @@ class DrawingProcess:
         self.signal_kill()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.process.wait(), timeout=10)
+        self.pipe.close()
 
     async def close(self) -> None:
         """Close its input so it ends by itself; kill it if it does not within 5 s."""
-        if self.process.returncode is not None:
-            return
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), timeout=5)
-        except (TimeoutError, asyncio.CancelledError):
-            await self.kill()
-            raise
+        if self.process.returncode is None:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            try:
+                await asyncio.wait_for(self.process.wait(), timeout=5)
+            except (TimeoutError, asyncio.CancelledError):
+                await self.kill()
+                raise
+        self.pipe.close()
 
 
 # What to draw, asked for when a process starts on it (``Drawing.draw_newest``): the kind,

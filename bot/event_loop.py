@@ -4,10 +4,9 @@ Every click's acknowledgement waits for the loop to read the gateway's frame and
 callback, behind whatever else the loop is doing. At 200 tables the loop is busy four fifths
 of the time (the moves, the DMs' edits through the clicks' tokens, the table pictures'
 uploads), and much of that is socket and transport work, which uvloop does in C. Measured
-side by side at 200 tables (three runs each, orjson with it; docs/performance.md,
-2026-11-29): the acknowledgements' p50 fell from 22-25 ms to 14-18 ms and the DMs' staleness
-p99 from 0.50-0.61 s to 0.33-0.60 s; the acks' p99 moved with the machine's noise either way
-(73-118 ms before, 65-164 ms after).
+side by side at 200 tables, with orjson (three runs each; docs/performance.md, 2026-11-29):
+the acknowledgements' p50 fell from 22-25 ms to 14-18 ms; the DMs' staleness p99 and the
+acks' p99 moved within the machine's noise (73-118 ms before, 65-164 ms after).
 
 ``MAHJONG_EVENT_LOOP=asyncio`` keeps asyncio's own loop (a profiler or
 ``benchmarks/bot_process.py``'s slow-callback trace hooks into it). Only the bot's own

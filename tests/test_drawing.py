@@ -626,7 +626,7 @@ async def test_a_process_is_handed_the_next_drawing_before_its_answer_is_read(
     try:
         await drawing.ready()
         (drawer,) = (d for d in drawing._drawers.values() if d is not None)
-        pipe = drawer.process._transport.get_pipe_transport(1).get_extra_info("pipe")
+        pipe = drawer.pipe.get_extra_info("pipe")
         assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
         asked = [
             asyncio.create_task(
@@ -642,6 +642,34 @@ async def test_a_process_is_handed_the_next_drawing_before_its_answer_is_read(
         assert len(set(pictures)) == DEPTH + 1 and drawing.counts["table"] == DEPTH + 1
     finally:
         await drawing.close()
+
+
+def test_on_uvloop_the_pool_draws_and_its_answers_pipe_holds_a_whole_picture(
+    table_view,
+) -> None:
+    """The bot's process runs on uvloop (bot/event_loop.py), which gives a child's stdout a
+    socket pair of its own: the pool makes the answers' pipe itself, so it is widened there
+    too, and pictures come back through it."""
+    import fcntl
+
+    uvloop = pytest.importorskip("uvloop")
+    public, _ = table_view
+
+    async def draw() -> tuple[int, bytes]:
+        drawing = Drawing(processes=1)
+        try:
+            await drawing.ready()
+            (drawer,) = (d for d in drawing._drawers.values() if d is not None)
+            pipe = drawer.pipe.get_extra_info("pipe")
+            size = fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ)
+            return size, await drawing.draw("table", public, ["a", "b", "c", "d"], lane="table")
+        finally:
+            await drawing.close()
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        size, picture = runner.run(draw())
+    assert size == PIPE_BYTES
+    assert picture.startswith(b"\x89PNG") and len(picture) > 10_000
 
 
 async def test_a_steady_stream_of_turn_dms_does_not_hold_back_a_claim_prompt(table_view) -> None:

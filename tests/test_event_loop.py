@@ -56,8 +56,9 @@ def test_the_setting_reads_the_environment(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_the_network_guard_holds_on_uvloop() -> None:
-    """uvloop resolves names in C, not through ``socket.getaddrinfo``: the guard covers its
-    loop's own look-ups too, and a connection to a numeric address outside loopback."""
+    """uvloop resolves names and connects in C, not through ``socket.getaddrinfo`` and
+    ``socket.socket.connect``: the guard covers its loop's own look-ups and connections
+    too, by name or by number, stream or datagram, and puts uvloop's methods back after."""
     problems: list[str] = []
 
     async def reach_out() -> list[str]:
@@ -70,11 +71,29 @@ def test_the_network_guard_holds_on_uvloop() -> None:
                 failed.append(url)
         return failed
 
+    async def connect_raw() -> int:
+        loop = asyncio.get_running_loop()
+        refused = 0
+        for host in ("1.1.1.1", "example.com"):
+            with pytest.raises(OSError):
+                await loop.create_connection(asyncio.Protocol, host, 80)
+            refused += 1
+        with pytest.raises(OSError):
+            await asyncio.open_connection("10.255.255.2", 80)
+        with pytest.raises(OSError):
+            await loop.create_datagram_endpoint(
+                asyncio.DatagramProtocol, remote_addr=("9.9.9.9", 53)
+            )
+        return refused + 2
+
     with (
         network_guard(problems.append),
         asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner,
     ):
         assert len(runner.run(reach_out())) == 2
-    assert any("'discord.com'" in p for p in problems), problems
-    assert any("10.255.255.1" in p for p in problems), problems
-    assert "getaddrinfo" not in vars(uvloop.Loop)  # put back: uvloop's own again
+        assert runner.run(connect_raw()) == 4
+    for blocked in ("'discord.com'", "10.255.255.1", "1.1.1.1", "example.com", "10.255.255.2"):
+        assert any(blocked in p for p in problems), (blocked, problems)
+    assert any("9.9.9.9" in p for p in problems), problems
+    for name in ("getaddrinfo", "create_connection", "create_datagram_endpoint"):
+        assert name not in vars(uvloop.Loop)  # put back: uvloop's own again

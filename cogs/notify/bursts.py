@@ -24,6 +24,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from cogs.notify.pacing import CLOCK_STEP
+
 
 class BurstHold:
     """``moved(table_id)`` on each move; ``await until_answered(...)`` before drawing the
@@ -56,7 +58,7 @@ class BurstHold:
             if first is None:
                 return
             deadline = first + longest
-            while pressed() and answering() and (left := deadline - loop.time()) > 0:
+            while pressed() and answering() and (left := deadline - loop.time()) > CLOCK_STEP:
                 event = self._moved.setdefault(table_id, asyncio.Event())
                 event.clear()
                 with contextlib.suppress(TimeoutError):

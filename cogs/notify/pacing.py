@@ -91,6 +91,10 @@ LOW_AGE = 15.0
 # How often ``until_ready`` looks again while the channel's last request is still in flight.
 IN_FLIGHT_POLL = 0.05
 
+# The event loop's clock step: uvloop's time and timers count whole milliseconds, so a wait
+# shorter than that ends at once and would be waited again and again until the clock moves.
+CLOCK_STEP = 0.001
+
 GRANTED: ContextVar[bool] = ContextVar("granted", default=False)
 
 
@@ -626,7 +630,7 @@ class Pacer:
         while job.dirty:
             # The gap is the newest caller's: a job waiting out a long gap (a seat that only
             # watches) goes at once when asked again with a short one (its turn came).
-            while (wait := job.last + job.gap - loop.time()) > 0:
+            while (wait := job.last + job.gap - loop.time()) > CLOCK_STEP:
                 job.asked.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(job.asked.wait(), timeout=wait)

@@ -64,40 +64,71 @@ def network_guard(on_violation: Callable[[str], None]) -> Iterator[None]:
             raise socket.gaierror(socket.EAI_NONAME, message)
         return original_getaddrinfo(host, *args, **kwargs)
 
-    # uvloop's loop (the bot process's, bot/event_loop.py) resolves names in C, without
-    # socket.getaddrinfo; it connects through socket.socket.connect like asyncio's.
+    # uvloop's loop (the bot process's, bot/event_loop.py) resolves names and opens
+    # connections in C (libuv), without socket.getaddrinfo or socket.socket.connect: its own
+    # methods are guarded too (sock_connect goes through socket.socket.connect).
     uvloop_loop: Any = None
     with contextlib.suppress(ImportError):
         import uvloop
 
         uvloop_loop = uvloop.Loop
+    guarded: dict[str, Any] = {}
     if uvloop_loop is not None:
-        original_loop_getaddrinfo = uvloop_loop.getaddrinfo
-        own = "getaddrinfo" in vars(uvloop_loop)  # else inherited from uvloop's C loop
+        originals = {
+            name: getattr(uvloop_loop, name)
+            for name in ("getaddrinfo", "create_connection", "create_datagram_endpoint")
+        }
+        own = {name for name in originals if name in vars(uvloop_loop)}
 
         async def loop_getaddrinfo(self: Any, host: Any, *args: Any, **kwargs: Any) -> Any:
             if not _is_local(host):
                 message = f"DNS lookup of {host!r} blocked by fakediscord"
                 on_violation(message)
                 raise socket.gaierror(socket.EAI_NONAME, message)
-            return await original_loop_getaddrinfo(self, host, *args, **kwargs)
+            return await originals["getaddrinfo"](self, host, *args, **kwargs)
+
+        async def loop_create_connection(
+            self: Any, protocol_factory: Any, host: Any = None, port: Any = None, **kwargs: Any
+        ) -> Any:
+            check((host, port))
+            return await originals["create_connection"](
+                self, protocol_factory, host, port, **kwargs
+            )
+
+        async def loop_create_datagram_endpoint(
+            self: Any,
+            protocol_factory: Any,
+            local_addr: Any = None,
+            remote_addr: Any = None,
+            **kwargs: Any,
+        ) -> Any:
+            check(remote_addr)
+            return await originals["create_datagram_endpoint"](
+                self, protocol_factory, local_addr, remote_addr, **kwargs
+            )
+
+        guarded = {
+            "getaddrinfo": loop_getaddrinfo,
+            "create_connection": loop_create_connection,
+            "create_datagram_endpoint": loop_create_datagram_endpoint,
+        }
 
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
     socket.getaddrinfo = getaddrinfo
-    if uvloop_loop is not None:
-        uvloop_loop.getaddrinfo = loop_getaddrinfo
+    for name, method in guarded.items():
+        setattr(uvloop_loop, name, method)
     try:
         yield
     finally:
         socket.socket.connect = original_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = original_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = original_getaddrinfo
-        if uvloop_loop is not None:
-            if own:
-                uvloop_loop.getaddrinfo = original_loop_getaddrinfo
+        for name in guarded:
+            if name in own:
+                setattr(uvloop_loop, name, originals[name])
             else:
-                del uvloop_loop.getaddrinfo
+                delattr(uvloop_loop, name)
 
 
 @contextlib.contextmanager
