@@ -812,9 +812,9 @@ def main(argv: list[str]) -> None:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     from bot.app import run
-    from bot.config import Settings, _event_loop, shards_from
+    from bot.config import Settings, event_loop_from, shards_from
 
-    event_loop = _event_loop(os.environ.get("MAHJONG_EVENT_LOOP", ""))
+    event_loop = event_loop_from(os.environ.get("MAHJONG_EVENT_LOOP", ""))
     if os.environ.get("MAHJONG_SLOW_CALLBACKS") and event_loop != "asyncio":
         # The slow-callback trace hooks into asyncio's own loop (its Handle).
         print("MAHJONG_SLOW_CALLBACKS: the bot runs on asyncio's loop", file=sys.stderr)

@@ -182,7 +182,7 @@ class Settings:
             shard_ids=shard_ids,
             shard_count=shard_count,
             global_rate=_rate("MAHJONG_GLOBAL_RATE"),
-            event_loop=_event_loop(os.environ.get("MAHJONG_EVENT_LOOP", "")),
+            event_loop=event_loop_from(os.environ.get("MAHJONG_EVENT_LOOP", "")),
         )
 
     @property
@@ -246,7 +246,8 @@ def _rate(name: str) -> float | None:
     return value
 
 
-def _event_loop(text: str) -> str:
+def event_loop_from(text: str) -> str:
+    """``MAHJONG_EVENT_LOOP``'s choice (``uvloop`` when empty), or a ``ConfigError``."""
     from bot.event_loop import CHOICES
 
     choice = text.strip().lower() or CHOICES[0]

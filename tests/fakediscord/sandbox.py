@@ -57,11 +57,14 @@ def network_guard(on_violation: Callable[[str], None]) -> Iterator[None]:
         check(address)
         return original_connect_ex(self, address)
 
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    def check_name(host: Any) -> None:
         if not _is_local(host):
             message = f"DNS lookup of {host!r} blocked by fakediscord"
             on_violation(message)
             raise socket.gaierror(socket.EAI_NONAME, message)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        check_name(host)
         return original_getaddrinfo(host, *args, **kwargs)
 
     # uvloop's loop (the bot process's, bot/event_loop.py) resolves names and opens
@@ -81,10 +84,7 @@ def network_guard(on_violation: Callable[[str], None]) -> Iterator[None]:
         own = {name for name in originals if name in vars(uvloop_loop)}
 
         async def loop_getaddrinfo(self: Any, host: Any, *args: Any, **kwargs: Any) -> Any:
-            if not _is_local(host):
-                message = f"DNS lookup of {host!r} blocked by fakediscord"
-                on_violation(message)
-                raise socket.gaierror(socket.EAI_NONAME, message)
+            check_name(host)
             return await originals["getaddrinfo"](self, host, *args, **kwargs)
 
         async def loop_create_connection(
