@@ -47,10 +47,9 @@ HANDLERS: dict[str, Handler] = {}
 async def _dispatch(kind: str, interaction: discord.Interaction, match: re.Match[str]) -> None:
     handler = HANDLERS.get(kind)
     if handler is None:
-        await interaction.response.send_message(
-            _(interaction.locale, "The table is starting up; try again in a moment."),
-            ephemeral=True,
-        )
+        # Before the cog is loaded, or after it was unloaded by a stop: a stop also closes
+        # the session, and ``reply_error`` drops the reply then instead of raising.
+        await reply_error(interaction, N_("The table is starting up; try again in a moment."))
         return
     try:
         await handler(interaction, match.groupdict())

@@ -89,3 +89,22 @@ async def test_a_button_cut_short_by_the_shut_down_is_not_an_error(caplog, monke
     assert running.response.sent == [
         "Something went wrong with that button; try again, or use /mahjong hand."
     ]
+
+
+async def test_a_button_pressed_as_the_stop_unloads_the_table_cog_is_not_an_error(
+    caplog, monkeypatch
+):
+    """A stop unloads the table cog (its button handlers go) and closes the session: a click
+    arriving in between has no handler and nobody to answer it."""
+    from cogs import controls
+
+    monkeypatch.delitem(controls.HANDLERS, "move", raising=False)
+    caplog.set_level(logging.INFO)
+    closing = interaction(closed=True, fail=RuntimeError("Session is closed"))
+    await controls._dispatch("move", closing, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert "an error reply was not sent" in caplog.text
+
+    starting = interaction(closed=False)
+    await controls._dispatch("move", starting, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
+    assert starting.response.sent == ["The table is starting up; try again in a moment."]
