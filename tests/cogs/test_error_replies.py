@@ -70,41 +70,57 @@ async def test_an_unexpected_failure_to_reply_while_running_is_not_hidden():
         await handle_error(running, app_commands.CheckFailure("Not here."))
 
 
-async def test_a_button_cut_short_by_the_shut_down_is_not_an_error(caplog, monkeypatch):
+async def press_pass(clicked: Any) -> None:
+    """A Pass button of table 1 pressed (``cogs.controls``' dispatch, as discord.py calls it)."""
     from cogs import controls
 
-    async def closed_session(interaction: Any, fields: dict[str, str]) -> None:
-        raise RuntimeError("Session is closed")
+    await controls._dispatch("move", clicked, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
 
-    monkeypatch.setitem(controls.HANDLERS, "move", closed_session)
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[int]:
+    return [r.levelno for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def closed_session(interaction: Any, fields: dict[str, str]) -> None:
+    raise RuntimeError("Session is closed")
+
+
+@pytest.mark.parametrize(
+    ("handler", "at_stop", "while_running", "errors_while_running"),
+    [
+        # The click's handler runs into the closed session.
+        (
+            closed_session,
+            "cut short by the shut-down",
+            "Something went wrong with that button; try again, or use /mahjong hand.",
+            [logging.ERROR],
+        ),
+        # A stop unloads the table cog (its button handlers go) and closes the session: a
+        # click arriving in between has no handler and nobody to answer it.
+        (
+            None,
+            "an error reply was not sent",
+            "The table is starting up; try again in a moment.",
+            [],
+        ),
+    ],
+    ids=["handler-cut-short", "no-handler"],
+)
+async def test_a_button_pressed_during_the_stop_is_not_an_error(
+    caplog, monkeypatch, handler, at_stop, while_running, errors_while_running
+):
+    from cogs import controls
+
+    if handler is None:
+        monkeypatch.delitem(controls.HANDLERS, "move", raising=False)
+    else:
+        monkeypatch.setitem(controls.HANDLERS, "move", handler)
     caplog.set_level(logging.INFO)
-    closing = interaction(closed=True, fail=RuntimeError("Session is closed"))
-    await controls._dispatch("move", closing, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert "cut short by the shut-down" in caplog.text
+    await press_pass(interaction(closed=True, fail=RuntimeError("Session is closed")))
+    assert not errors(caplog)
+    assert at_stop in caplog.text
 
     running = interaction(closed=False)
-    await controls._dispatch("move", running, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
-    assert [r.levelno for r in caplog.records if r.levelno >= logging.ERROR] == [logging.ERROR]
-    assert running.response.sent == [
-        "Something went wrong with that button; try again, or use /mahjong hand."
-    ]
-
-
-async def test_a_button_pressed_as_the_stop_unloads_the_table_cog_is_not_an_error(
-    caplog, monkeypatch
-):
-    """A stop unloads the table cog (its button handlers go) and closes the session: a click
-    arriving in between has no handler and nobody to answer it."""
-    from cogs import controls
-
-    monkeypatch.delitem(controls.HANDLERS, "move", raising=False)
-    caplog.set_level(logging.INFO)
-    closing = interaction(closed=True, fail=RuntimeError("Session is closed"))
-    await controls._dispatch("move", closing, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert "an error reply was not sent" in caplog.text
-
-    starting = interaction(closed=False)
-    await controls._dispatch("move", starting, re.match(r"mj:1:2:pass", "mj:1:2:pass"))
-    assert starting.response.sent == ["The table is starting up; try again in a moment."]
+    await press_pass(running)
+    assert errors(caplog) == errors_while_running
+    assert running.response.sent == [while_running]
